@@ -1,0 +1,87 @@
+// The vector layer every kernel is written against, once: a Vf is 16 fp32 lanes on every ISA
+// (one zmm on AVX-512, two ymm on AVX2, an array in the portable build). Each kernel source is
+// compiled once per ISA with ACLNN_ISA_NS set to avx512 | avx2 | scalar (see CMakeLists.txt), so
+// its code lives in aclnn_portable::<isa>:: and the dispatcher picks one at run time.
+//
+// Determinism contract: every operation is the same IEEE operation per lane on every ISA
+// (MulAdd is a fused multiply-add everywhere; Max/Min return b when either input is NaN);
+// ReduceSum/ReduceMax use one fixed pairwise tree; conversions are bit-exact (half.h). A kernel
+// that fixes its accumulation order in terms of lanes therefore writes identical bits on every
+// ISA and, given a fixed task decomposition, for every thread count.
+#pragma once
+
+#if !defined(ACLNN_ISA_NS)
+#error "compile kernel sources through aclnn_add_isa_kernels (defines ACLNN_ISA_NS)"
+#endif
+
+#if defined(ACLNN_ISA_AVX512)
+#include "numeric/simd_avx512.h"
+#elif defined(ACLNN_ISA_AVX2)
+#include "numeric/simd_avx2.h"
+#else
+#include "numeric/simd_scalar.h"
+#endif
+
+namespace aclnn_portable {
+namespace ACLNN_ISA_NS {
+namespace simd {
+
+constexpr int kLanes = 16;
+
+// ---- typed loads and stores: element type T in {float, Half, BFloat16}, computed in fp32 ----
+inline Vf LoadAs(const float* p) { return Load(p); }
+inline Vf LoadAs(const Half* p) { return LoadHalfBits(reinterpret_cast<const uint16_t*>(p)); }
+inline Vf LoadAs(const BFloat16* p) { return LoadBf16Bits(reinterpret_cast<const uint16_t*>(p)); }
+inline Vf LoadAsN(const float* p, int n, float fill) { return LoadN(p, n, fill); }
+inline Vf LoadAsN(const Half* p, int n, float fill) {
+  return LoadHalfBitsN(reinterpret_cast<const uint16_t*>(p), n, fill);
+}
+inline Vf LoadAsN(const BFloat16* p, int n, float fill) {
+  return LoadBf16BitsN(reinterpret_cast<const uint16_t*>(p), n, fill);
+}
+// Stores round fp32 to T once, to nearest even.
+inline void StoreAs(float* p, Vf a) { Store(p, a); }
+inline void StoreAs(Half* p, Vf a) { StoreHalfBits(reinterpret_cast<uint16_t*>(p), a); }
+inline void StoreAs(BFloat16* p, Vf a) { StoreBf16Bits(reinterpret_cast<uint16_t*>(p), a); }
+inline void StoreAsN(float* p, Vf a, int n) { StoreN(p, a, n); }
+inline void StoreAsN(Half* p, Vf a, int n) { StoreHalfBitsN(reinterpret_cast<uint16_t*>(p), a, n); }
+inline void StoreAsN(BFloat16* p, Vf a, int n) { StoreBf16BitsN(reinterpret_cast<uint16_t*>(p), a, n); }
+// Non-temporal (bypasses the cache; for outputs larger than it). p: 64-byte aligned for float,
+// 32-byte aligned for 16-bit types. Call StreamFence() before the data is handed on.
+inline void StoreAsStream(float* p, Vf a) { StoreStream(p, a); }
+inline void StoreAsStream(Half* p, Vf a) { StoreHalfBitsStream(reinterpret_cast<uint16_t*>(p), a); }
+inline void StoreAsStream(BFloat16* p, Vf a) { StoreBf16BitsStream(reinterpret_cast<uint16_t*>(p), a); }
+
+// ---- exp ----------------------------------------------------------------------------------
+// Exp(x) = e^x in fp32.
+//   Accuracy: <= 2 ulp against the correctly rounded result for x in [-87.3, 88.72] (normal
+//   results); results in the subnormal range (x in [-103.9, -87.3]) are within 1 subnormal step;
+//   x < -103.97 gives +0 (as does -inf). Valid range: x <= 88.72; larger x returns ~3.39e38, not
+//   inf (callers pass x - max <= 0). NaN in, the same NaN out.
+//   Method: Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2, Cephes' degree-7 polynomial for
+//   e^r, and a scale by 2^n split in two factors so that subnormal results are rounded once.
+inline Vf Exp(Vf x) {
+  const Mask nan = IsNaN(x);
+  Vf a = Select(nan, Zero(), x);
+  a = Min(Max(a, Set(-104.0f)), Set(88.72f));
+  const Vf n = Round(Mul(a, Set(1.44269504088896341f)));
+  Vf r = MulAdd(n, Set(-0.693359375f), a);
+  r = MulAdd(n, Set(2.12194440e-4f), r);
+  Vf p = Set(1.9875691500e-4f);
+  p = MulAdd(p, r, Set(1.3981999507e-3f));
+  p = MulAdd(p, r, Set(8.3334519073e-3f));
+  p = MulAdd(p, r, Set(4.1665795894e-2f));
+  p = MulAdd(p, r, Set(1.6666665459e-1f));
+  p = MulAdd(p, r, Set(5.0000001201e-1f));
+  p = MulAdd(p, Mul(r, r), r);
+  p = Add(p, Set(1.0f));
+  const Vi k = ToInt(n);  // in [-150, 128]
+  const Vi k1 = HalveFloor(k);
+  const Vi k2 = SubI(k, k1);
+  const Vf e = Mul(Mul(p, Pow2(k1)), Pow2(k2));
+  return Select(nan, x, e);
+}
+
+}  // namespace simd
+}  // namespace ACLNN_ISA_NS
+}  // namespace aclnn_portable

@@ -1,0 +1,154 @@
+// AVX2 + FMA + F16C primitives for simd.h: one Vf is two ymm registers (lanes 0-7, 8-15), so the
+// 16-lane semantics, and therefore the bits, are those of the AVX-512 build.
+#pragma once
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "numeric/half.h"
+
+namespace aclnn_portable {
+namespace ACLNN_ISA_NS {
+namespace simd {
+
+struct Vf { __m256 lo, hi; };
+struct Vi { __m256i lo, hi; };
+struct Mask { __m256 lo, hi; };
+
+inline __m256i FirstN8(int n) {  // lanes [0, n) all-ones, n clamped to [0, 8]
+  n = n < 0 ? 0 : (n > 8 ? 8 : n);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+inline Vf Zero() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }
+inline Vf Set(float x) { return {_mm256_set1_ps(x), _mm256_set1_ps(x)}; }
+inline Vf Load(const float* p) { return {_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)}; }
+inline Vf LoadN(const float* p, int n, float fill) {
+  const __m256i m0 = FirstN8(n), m1 = FirstN8(n - 8);
+  const __m256 f = _mm256_set1_ps(fill);
+  return {_mm256_blendv_ps(f, _mm256_maskload_ps(p, m0), _mm256_castsi256_ps(m0)),
+          _mm256_blendv_ps(f, _mm256_maskload_ps(p + 8, m1), _mm256_castsi256_ps(m1))};
+}
+inline void Store(float* p, Vf a) {
+  _mm256_storeu_ps(p, a.lo);
+  _mm256_storeu_ps(p + 8, a.hi);
+}
+inline void StoreN(float* p, Vf a, int n) {
+  _mm256_maskstore_ps(p, FirstN8(n), a.lo);
+  _mm256_maskstore_ps(p + 8, FirstN8(n - 8), a.hi);
+}
+inline void StoreStream(float* p, Vf a) {
+  _mm256_stream_ps(p, a.lo);
+  _mm256_stream_ps(p + 8, a.hi);
+}
+
+inline Vf LoadHalfBits(const uint16_t* p) {
+  return {_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))),
+          _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8)))};
+}
+inline Vf LoadHalfBitsN(const uint16_t* p, int n, float fill) {
+  alignas(32) uint16_t buf[16] = {0};
+  if (n > 0) std::memcpy(buf, p, sizeof(uint16_t) * (n > 16 ? 16 : n));
+  const Vf v = LoadHalfBits(buf);
+  const __m256i m0 = FirstN8(n), m1 = FirstN8(n - 8);
+  const __m256 f = _mm256_set1_ps(fill);
+  return {_mm256_blendv_ps(f, v.lo, _mm256_castsi256_ps(m0)), _mm256_blendv_ps(f, v.hi, _mm256_castsi256_ps(m1))};
+}
+inline void StoreHalfBits(uint16_t* p, Vf a) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(a.lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 8), _mm256_cvtps_ph(a.hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+inline void StoreHalfBitsN(uint16_t* p, Vf a, int n) {
+  alignas(32) uint16_t buf[16];
+  StoreHalfBits(buf, a);
+  if (n > 0) std::memcpy(p, buf, sizeof(uint16_t) * (n > 16 ? 16 : n));
+}
+inline void StoreHalfBitsStream(uint16_t* p, Vf a) {
+  const __m128i lo = _mm256_cvtps_ph(a.lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m128i hi = _mm256_cvtps_ph(a.hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  _mm256_stream_si256(reinterpret_cast<__m256i*>(p), _mm256_set_m128i(hi, lo));
+}
+
+inline __m256 Bf16Widen8(__m128i b) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(b), 16));
+}
+inline Vf LoadBf16Bits(const uint16_t* p) {
+  return {Bf16Widen8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))),
+          Bf16Widen8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8)))};
+}
+inline Vf LoadBf16BitsN(const uint16_t* p, int n, float fill) {
+  alignas(32) uint16_t buf[16] = {0};
+  if (n > 0) std::memcpy(buf, p, sizeof(uint16_t) * (n > 16 ? 16 : n));
+  const Vf v = LoadBf16Bits(buf);
+  const __m256i m0 = FirstN8(n), m1 = FirstN8(n - 8);
+  const __m256 f = _mm256_set1_ps(fill);
+  return {_mm256_blendv_ps(f, v.lo, _mm256_castsi256_ps(m0)), _mm256_blendv_ps(f, v.hi, _mm256_castsi256_ps(m1))};
+}
+// 8 lanes of RNE bf16 (NaN quieted) in the low 16 bits of each 32-bit lane.
+inline __m256i Bf16Round8(__m256 a) {
+  const __m256i x = _mm256_castps_si256(a);
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
+  const __m256i r = _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))), 16);
+  const __m256i q = _mm256_or_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(0x40));
+  const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+  return _mm256_blendv_epi8(r, q, nan);
+}
+inline __m256i Bf16FromVf(Vf a) {  // 16 bf16 in lane order
+  const __m256i packed = _mm256_packus_epi32(Bf16Round8(a.lo), Bf16Round8(a.hi));  // per-128 interleave
+  return _mm256_permute4x64_epi64(packed, 0xd8);
+}
+inline void StoreBf16Bits(uint16_t* p, Vf a) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), Bf16FromVf(a)); }
+inline void StoreBf16BitsN(uint16_t* p, Vf a, int n) {
+  alignas(32) uint16_t buf[16];
+  StoreBf16Bits(buf, a);
+  if (n > 0) std::memcpy(p, buf, sizeof(uint16_t) * (n > 16 ? 16 : n));
+}
+inline void StoreBf16BitsStream(uint16_t* p, Vf a) { _mm256_stream_si256(reinterpret_cast<__m256i*>(p), Bf16FromVf(a)); }
+
+#define ACLNN_AVX2_BINARY(name, intrin) \
+  inline Vf name(Vf a, Vf b) { return {intrin(a.lo, b.lo), intrin(a.hi, b.hi)}; }
+ACLNN_AVX2_BINARY(Add, _mm256_add_ps)
+ACLNN_AVX2_BINARY(Sub, _mm256_sub_ps)
+ACLNN_AVX2_BINARY(Mul, _mm256_mul_ps)
+ACLNN_AVX2_BINARY(Div, _mm256_div_ps)
+ACLNN_AVX2_BINARY(Max, _mm256_max_ps)
+ACLNN_AVX2_BINARY(Min, _mm256_min_ps)
+#undef ACLNN_AVX2_BINARY
+inline Vf MulAdd(Vf a, Vf b, Vf c) { return {_mm256_fmadd_ps(a.lo, b.lo, c.lo), _mm256_fmadd_ps(a.hi, b.hi, c.hi)}; }
+inline Vf Round(Vf a) {
+  return {_mm256_round_ps(a.lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+          _mm256_round_ps(a.hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)};
+}
+inline Mask IsNaN(Vf a) { return {_mm256_cmp_ps(a.lo, a.lo, _CMP_UNORD_Q), _mm256_cmp_ps(a.hi, a.hi, _CMP_UNORD_Q)}; }
+inline Vf Select(Mask m, Vf yes, Vf no) {
+  return {_mm256_blendv_ps(no.lo, yes.lo, m.lo), _mm256_blendv_ps(no.hi, yes.hi, m.hi)};
+}
+
+inline Vi ToInt(Vf a) { return {_mm256_cvtps_epi32(a.lo), _mm256_cvtps_epi32(a.hi)}; }
+inline Vi HalveFloor(Vi a) { return {_mm256_srai_epi32(a.lo, 1), _mm256_srai_epi32(a.hi, 1)}; }
+inline Vi SubI(Vi a, Vi b) { return {_mm256_sub_epi32(a.lo, b.lo), _mm256_sub_epi32(a.hi, b.hi)}; }
+inline Vf Pow2(Vi k) {
+  const __m256i bias = _mm256_set1_epi32(127);
+  return {_mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k.lo, bias), 23)),
+          _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k.hi, bias), 23))};
+}
+
+inline float ReduceSum(Vf a) {
+  const __m256 s8 = _mm256_add_ps(a.lo, a.hi);
+  const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+  const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+  return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
+}
+inline float ReduceMax(Vf a) {
+  const __m256 s8 = _mm256_max_ps(a.lo, a.hi);
+  const __m128 s4 = _mm_max_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+  const __m128 s2 = _mm_max_ps(s4, _mm_movehl_ps(s4, s4));
+  return _mm_cvtss_f32(_mm_max_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
+}
+
+inline void StreamFence() { _mm_sfence(); }
+
+}  // namespace simd
+}  // namespace ACLNN_ISA_NS
+}  // namespace aclnn_portable

@@ -1,0 +1,108 @@
+// AVX-512 (F, BW, DQ, VL) primitives for simd.h: one Vf is one zmm register.
+#pragma once
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "numeric/half.h"
+
+namespace aclnn_portable {
+namespace ACLNN_ISA_NS {
+namespace simd {
+
+struct Vf { __m512 v; };
+struct Vi { __m512i v; };
+struct Mask { __mmask16 m; };
+
+inline __mmask16 FirstN(int n) { return static_cast<__mmask16>(n >= 16 ? 0xffffu : ((1u << n) - 1u)); }
+
+inline Vf Zero() { return {_mm512_setzero_ps()}; }
+inline Vf Set(float x) { return {_mm512_set1_ps(x)}; }
+inline Vf Load(const float* p) { return {_mm512_loadu_ps(p)}; }
+inline Vf LoadN(const float* p, int n, float fill) {
+  return {_mm512_mask_loadu_ps(_mm512_set1_ps(fill), FirstN(n), p)};
+}
+inline void Store(float* p, Vf a) { _mm512_storeu_ps(p, a.v); }
+inline void StoreN(float* p, Vf a, int n) { _mm512_mask_storeu_ps(p, FirstN(n), a.v); }
+// Non-temporal store; p must be 64-byte aligned.
+inline void StoreStream(float* p, Vf a) { _mm512_stream_ps(p, a.v); }
+
+inline Vf LoadHalfBits(const uint16_t* p) {
+  return {_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)))};
+}
+inline Vf LoadHalfBitsN(const uint16_t* p, int n, float fill) {
+  const __m512 v = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(FirstN(n), p));
+  return {_mm512_mask_blend_ps(FirstN(n), _mm512_set1_ps(fill), v)};
+}
+inline __m256i HalfFromVf(Vf a) { return _mm512_cvtps_ph(a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+inline void StoreHalfBits(uint16_t* p, Vf a) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), HalfFromVf(a));
+}
+inline void StoreHalfBitsN(uint16_t* p, Vf a, int n) { _mm256_mask_storeu_epi16(p, FirstN(n), HalfFromVf(a)); }
+inline void StoreHalfBitsStream(uint16_t* p, Vf a) {
+  _mm256_stream_si256(reinterpret_cast<__m256i*>(p), HalfFromVf(a));
+}
+
+inline Vf Bf16Widen(__m256i b) { return {_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(b), 16))}; }
+inline Vf LoadBf16Bits(const uint16_t* p) {
+  return Bf16Widen(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+inline Vf LoadBf16BitsN(const uint16_t* p, int n, float fill) {
+  const __m512 v = Bf16Widen(_mm256_maskz_loadu_epi16(FirstN(n), p)).v;
+  return {_mm512_mask_blend_ps(FirstN(n), _mm512_set1_ps(fill), v)};
+}
+// Round to nearest even in integer arithmetic, NaN quieted: exactly FloatToBf16 of half.h.
+inline __m256i Bf16FromVf(Vf a) {
+  const __m512i x = _mm512_castps_si512(a.v);
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
+  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(x, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff))), 16);
+  const __mmask16 nan = _mm512_cmp_ps_mask(a.v, a.v, _CMP_UNORD_Q);
+  r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(0x40)));
+  return _mm512_cvtepi32_epi16(r);
+}
+inline void StoreBf16Bits(uint16_t* p, Vf a) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), Bf16FromVf(a)); }
+inline void StoreBf16BitsN(uint16_t* p, Vf a, int n) { _mm256_mask_storeu_epi16(p, FirstN(n), Bf16FromVf(a)); }
+inline void StoreBf16BitsStream(uint16_t* p, Vf a) {
+  _mm256_stream_si256(reinterpret_cast<__m256i*>(p), Bf16FromVf(a));
+}
+
+inline Vf Add(Vf a, Vf b) { return {_mm512_add_ps(a.v, b.v)}; }
+inline Vf Sub(Vf a, Vf b) { return {_mm512_sub_ps(a.v, b.v)}; }
+inline Vf Mul(Vf a, Vf b) { return {_mm512_mul_ps(a.v, b.v)}; }
+inline Vf Div(Vf a, Vf b) { return {_mm512_div_ps(a.v, b.v)}; }
+inline Vf MulAdd(Vf a, Vf b, Vf c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
+// x86 semantics on every ISA: when either input is NaN the result is b.
+inline Vf Max(Vf a, Vf b) { return {_mm512_max_ps(a.v, b.v)}; }
+inline Vf Min(Vf a, Vf b) { return {_mm512_min_ps(a.v, b.v)}; }
+inline Vf Round(Vf a) { return {_mm512_roundscale_ps(a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)}; }
+inline Mask IsNaN(Vf a) { return {_mm512_cmp_ps_mask(a.v, a.v, _CMP_UNORD_Q)}; }
+inline Vf Select(Mask m, Vf yes, Vf no) { return {_mm512_mask_blend_ps(m.m, no.v, yes.v)}; }
+
+// a is integral and in int32 range.
+inline Vi ToInt(Vf a) { return {_mm512_cvtps_epi32(a.v)}; }
+inline Vi HalveFloor(Vi a) { return {_mm512_srai_epi32(a.v, 1)}; }
+inline Vi SubI(Vi a, Vi b) { return {_mm512_sub_epi32(a.v, b.v)}; }
+// 2^k for k in [-126, 127].
+inline Vf Pow2(Vi k) {
+  return {_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(k.v, _mm512_set1_epi32(127)), 23))};
+}
+
+// Fixed pairwise tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1.
+inline float ReduceSum(Vf a) {
+  const __m256 s8 = _mm256_add_ps(_mm512_castps512_ps256(a.v), _mm512_extractf32x8_ps(a.v, 1));
+  const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+  const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+  return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
+}
+inline float ReduceMax(Vf a) {
+  const __m256 s8 = _mm256_max_ps(_mm512_castps512_ps256(a.v), _mm512_extractf32x8_ps(a.v, 1));
+  const __m128 s4 = _mm_max_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+  const __m128 s2 = _mm_max_ps(s4, _mm_movehl_ps(s4, s4));
+  return _mm_cvtss_f32(_mm_max_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
+}
+
+inline void StreamFence() { _mm_sfence(); }
+
+}  // namespace simd
+}  // namespace ACLNN_ISA_NS
+}  // namespace aclnn_portable

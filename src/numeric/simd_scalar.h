@@ -1,0 +1,89 @@
+// Portable primitives for simd.h: a Vf is 16 floats in an array and every operation is the same
+// IEEE operation per lane as the vector builds (std::fma for MulAdd), so this build gives the
+// same bits on any CPU. The compiler may still vectorise these loops (SSE2, NEON).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "numeric/half.h"
+
+namespace aclnn_portable {
+namespace ACLNN_ISA_NS {
+namespace simd {
+
+struct Vf { float v[16]; };
+struct Vi { int32_t v[16]; };
+struct Mask { bool m[16]; };
+
+#define ACLNN_FOR_LANES for (int i = 0; i < 16; ++i)
+
+inline Vf Zero() { Vf r; ACLNN_FOR_LANES r.v[i] = 0.0f; return r; }
+inline Vf Set(float x) { Vf r; ACLNN_FOR_LANES r.v[i] = x; return r; }
+inline Vf Load(const float* p) { Vf r; std::memcpy(r.v, p, sizeof r.v); return r; }
+inline Vf LoadN(const float* p, int n, float fill) {
+  Vf r; ACLNN_FOR_LANES r.v[i] = i < n ? p[i] : fill; return r;
+}
+inline void Store(float* p, Vf a) { std::memcpy(p, a.v, sizeof a.v); }
+inline void StoreN(float* p, Vf a, int n) { for (int i = 0; i < n && i < 16; ++i) p[i] = a.v[i]; }
+inline void StoreStream(float* p, Vf a) { Store(p, a); }
+
+inline Vf LoadHalfBits(const uint16_t* p) { Vf r; ACLNN_FOR_LANES r.v[i] = HalfToFloat(p[i]); return r; }
+inline Vf LoadHalfBitsN(const uint16_t* p, int n, float fill) {
+  Vf r; ACLNN_FOR_LANES r.v[i] = i < n ? HalfToFloat(p[i]) : fill; return r;
+}
+inline void StoreHalfBits(uint16_t* p, Vf a) { ACLNN_FOR_LANES p[i] = FloatToHalf(a.v[i]); }
+inline void StoreHalfBitsN(uint16_t* p, Vf a, int n) { for (int i = 0; i < n && i < 16; ++i) p[i] = FloatToHalf(a.v[i]); }
+inline void StoreHalfBitsStream(uint16_t* p, Vf a) { StoreHalfBits(p, a); }
+
+inline Vf LoadBf16Bits(const uint16_t* p) { Vf r; ACLNN_FOR_LANES r.v[i] = Bf16ToFloat(p[i]); return r; }
+inline Vf LoadBf16BitsN(const uint16_t* p, int n, float fill) {
+  Vf r; ACLNN_FOR_LANES r.v[i] = i < n ? Bf16ToFloat(p[i]) : fill; return r;
+}
+inline void StoreBf16Bits(uint16_t* p, Vf a) { ACLNN_FOR_LANES p[i] = FloatToBf16(a.v[i]); }
+inline void StoreBf16BitsN(uint16_t* p, Vf a, int n) { for (int i = 0; i < n && i < 16; ++i) p[i] = FloatToBf16(a.v[i]); }
+inline void StoreBf16BitsStream(uint16_t* p, Vf a) { StoreBf16Bits(p, a); }
+
+inline Vf Add(Vf a, Vf b) { ACLNN_FOR_LANES a.v[i] = a.v[i] + b.v[i]; return a; }
+inline Vf Sub(Vf a, Vf b) { ACLNN_FOR_LANES a.v[i] = a.v[i] - b.v[i]; return a; }
+inline Vf Mul(Vf a, Vf b) { ACLNN_FOR_LANES a.v[i] = a.v[i] * b.v[i]; return a; }
+inline Vf Div(Vf a, Vf b) { ACLNN_FOR_LANES a.v[i] = a.v[i] / b.v[i]; return a; }
+inline Vf MulAdd(Vf a, Vf b, Vf c) { ACLNN_FOR_LANES a.v[i] = std::fma(a.v[i], b.v[i], c.v[i]); return a; }
+// x86 MAXPS/MINPS semantics: when either input is NaN the result is b.
+inline float MaxLane(float a, float b) { return a > b ? a : b; }
+inline float MinLane(float a, float b) { return a < b ? a : b; }
+inline Vf Max(Vf a, Vf b) { ACLNN_FOR_LANES a.v[i] = MaxLane(a.v[i], b.v[i]); return a; }
+inline Vf Min(Vf a, Vf b) { ACLNN_FOR_LANES a.v[i] = MinLane(a.v[i], b.v[i]); return a; }
+inline Vf Round(Vf a) { ACLNN_FOR_LANES a.v[i] = std::nearbyint(a.v[i]); return a; }
+inline Mask IsNaN(Vf a) { Mask m; ACLNN_FOR_LANES m.m[i] = a.v[i] != a.v[i]; return m; }
+inline Vf Select(Mask m, Vf yes, Vf no) { ACLNN_FOR_LANES no.v[i] = m.m[i] ? yes.v[i] : no.v[i]; return no; }
+
+inline Vi ToInt(Vf a) { Vi r; ACLNN_FOR_LANES r.v[i] = static_cast<int32_t>(a.v[i]); return r; }
+inline Vi HalveFloor(Vi a) { ACLNN_FOR_LANES a.v[i] = a.v[i] >> 1; return a; }
+inline Vi SubI(Vi a, Vi b) { ACLNN_FOR_LANES a.v[i] = a.v[i] - b.v[i]; return a; }
+inline Vf Pow2(Vi k) {
+  Vf r; ACLNN_FOR_LANES r.v[i] = BitsToFloat(static_cast<uint32_t>(k.v[i] + 127) << 23); return r;
+}
+
+inline float ReduceSum(Vf a) {
+  float s8[8], s4[4];
+  for (int i = 0; i < 8; ++i) s8[i] = a.v[i] + a.v[i + 8];
+  for (int i = 0; i < 4; ++i) s4[i] = s8[i] + s8[i + 4];
+  const float s2_0 = s4[0] + s4[2], s2_1 = s4[1] + s4[3];
+  return s2_0 + s2_1;
+}
+inline float ReduceMax(Vf a) {
+  float s8[8], s4[4];
+  for (int i = 0; i < 8; ++i) s8[i] = MaxLane(a.v[i], a.v[i + 8]);
+  for (int i = 0; i < 4; ++i) s4[i] = MaxLane(s8[i], s8[i + 4]);
+  return MaxLane(MaxLane(s4[0], s4[2]), MaxLane(s4[1], s4[3]));
+}
+
+inline void StreamFence() {}
+
+#undef ACLNN_FOR_LANES
+
+}  // namespace simd
+}  // namespace ACLNN_ISA_NS
+}  // namespace aclnn_portable

@@ -1,0 +1,33 @@
+// Picking a kernel for the active ISA. A kernel source (*_kernels.cc) defines its entry points
+// in aclnn_portable::<isa>::...; the non-kernel code declares them once for every ISA with
+// ACLNN_DECLARE_FOR_EACH_ISA and picks one with ACLNN_ISA_SELECT. The pick is made once per
+// plan (or per call), never per element.
+#pragma once
+
+#include "platform/cpu_features.h"
+
+namespace aclnn_portable {
+
+template <typename Fn>
+Fn PickIsa(Fn scalar_fn, Fn avx2_fn, Fn avx512_fn) {
+  switch (ActiveIsa()) {
+    case Isa::kAvx512: return avx512_fn;
+    case Isa::kAvx2: return avx2_fn;
+    default: return scalar_fn;
+  }
+}
+
+}  // namespace aclnn_portable
+
+// Use inside namespace aclnn_portable: declares `decl` in scalar::, avx2:: and avx512::.
+#define ACLNN_DECLARE_FOR_EACH_ISA(...) \
+  namespace scalar { __VA_ARGS__; }     \
+  namespace avx2 { __VA_ARGS__; }       \
+  namespace avx512 { __VA_ARGS__; }
+
+// Use inside namespace aclnn_portable: a pointer to <isa>::path for the active ISA.
+#if defined(ACLNN_HAVE_X86_KERNELS)
+#define ACLNN_ISA_SELECT(path) ::aclnn_portable::PickIsa(&scalar::path, &avx2::path, &avx512::path)
+#else
+#define ACLNN_ISA_SELECT(path) (&scalar::path)
+#endif

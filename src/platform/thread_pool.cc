@@ -1,0 +1,179 @@
+#include "platform/thread_pool.h"
+
+#include <sched.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define ACLNN_CPU_RELAX() _mm_pause()
+#elif defined(__aarch64__)
+#define ACLNN_CPU_RELAX() asm volatile("yield")
+#else
+#define ACLNN_CPU_RELAX() ((void)0)
+#endif
+
+namespace aclnn_portable {
+
+int NumThreadsSetting() {
+  if (const char* env = std::getenv("ACLNN_PORTABLE_NUM_THREADS")) {
+    char* end = nullptr;
+    const long v = std::strtol(env, &end, 10);
+    if (end != env && *end == '\0' && v >= 1 && v <= 1024) return static_cast<int>(v);
+  }
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+  const unsigned hc = std::thread::hardware_concurrency();
+  return hc > 0 ? static_cast<int>(hc) : 1;
+}
+
+namespace {
+// How long an idle worker spins before it sleeps: long enough that back-to-back operator calls
+// (a training step) find it awake, short enough not to steal a 2-core machine from its caller.
+constexpr int kSpinIterations = 20000;  // ~50-100 us of _mm_pause
+}  // namespace
+
+struct ThreadPool::Impl {
+  struct alignas(64) Worker {
+    std::atomic<uint32_t> epoch{0};  // bumped by the caller to hand this worker the current job
+    std::thread thread;
+  };
+
+  std::mutex call_mu;  // one call at a time; held by the calling thread for the whole call
+  std::mutex life_mu;  // guards starting / stopping threads
+  int num_threads = 1;
+  std::vector<std::unique_ptr<Worker>> workers;  // workers[0] unused: the caller is worker 0
+  bool started = false;
+  std::atomic<bool> stop{false};
+
+  // The current job.
+  TaskFn fn = nullptr;
+  void* ctx = nullptr;
+  int64_t num_tasks = 0;
+  alignas(64) std::atomic<int64_t> next_task{0};
+  alignas(64) std::atomic<int> pending_workers{0};
+
+  void RunTasks() {
+    for (;;) {
+      const int64_t t = next_task.fetch_add(1, std::memory_order_relaxed);
+      if (t >= num_tasks) break;
+      fn(ctx, t);
+    }
+  }
+
+  void WorkerLoop(Worker* self) {
+    uint32_t seen = 0;
+    for (;;) {
+      uint32_t e = self->epoch.load(std::memory_order_acquire);
+      for (int i = 0; e == seen && i < kSpinIterations; ++i) {
+        ACLNN_CPU_RELAX();
+        e = self->epoch.load(std::memory_order_acquire);
+      }
+      while (e == seen) {
+        self->epoch.wait(seen, std::memory_order_acquire);
+        e = self->epoch.load(std::memory_order_acquire);
+      }
+      seen = e;
+      if (stop.load(std::memory_order_acquire)) return;
+      RunTasks();
+      if (pending_workers.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_workers.notify_one();
+    }
+  }
+
+  void StartLocked() {
+    if (started) return;
+    stop.store(false);
+    workers.clear();
+    workers.resize(num_threads);
+    for (int i = 1; i < num_threads; ++i) {
+      workers[i] = std::make_unique<Worker>();
+      Worker* w = workers[i].get();
+      w->thread = std::thread([this, w] { WorkerLoop(w); });
+    }
+    started = true;
+  }
+
+  void StopLocked() {
+    if (!started) return;
+    stop.store(true, std::memory_order_release);
+    for (int i = 1; i < num_threads; ++i) {
+      workers[i]->epoch.fetch_add(1, std::memory_order_acq_rel);
+      workers[i]->epoch.notify_one();
+    }
+    for (int i = 1; i < num_threads; ++i) workers[i]->thread.join();
+    workers.clear();
+    started = false;
+  }
+};
+
+ThreadPool::ThreadPool() : impl_(new Impl) { impl_->num_threads = NumThreadsSetting(); }
+ThreadPool::~ThreadPool() {
+  Shutdown();
+  delete impl_;
+}
+
+ThreadPool& ThreadPool::Global() {
+  static ThreadPool pool;  // joined by its destructor at exit if aclFinalize did not
+  return pool;
+}
+
+int ThreadPool::size() const { return impl_->num_threads; }
+
+void ThreadPool::Run(int64_t num_tasks, int max_workers, TaskFn fn, void* ctx) {
+  if (num_tasks <= 0) return;
+  Impl& p = *impl_;
+  int64_t want = max_workers <= 0 ? p.num_threads : std::min(max_workers, p.num_threads);
+  want = std::min<int64_t>(want, num_tasks);
+  std::unique_lock<std::mutex> call(p.call_mu, std::defer_lock);
+  if (want <= 1 || !call.try_lock()) {  // nothing to share, or the pool is serving another call
+    for (int64_t t = 0; t < num_tasks; ++t) fn(ctx, t);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> life(p.life_mu);
+    p.StartLocked();
+  }
+  p.fn = fn;
+  p.ctx = ctx;
+  p.num_tasks = num_tasks;
+  p.next_task.store(0, std::memory_order_relaxed);
+  const int helpers = static_cast<int>(want) - 1;
+  p.pending_workers.store(helpers, std::memory_order_release);
+  for (int i = 1; i <= helpers; ++i) {
+    p.workers[i]->epoch.fetch_add(1, std::memory_order_acq_rel);
+    p.workers[i]->epoch.notify_one();
+  }
+  p.RunTasks();
+  int left = p.pending_workers.load(std::memory_order_acquire);
+  for (int i = 0; left != 0 && i < kSpinIterations; ++i) {
+    ACLNN_CPU_RELAX();
+    left = p.pending_workers.load(std::memory_order_acquire);
+  }
+  while (left != 0) {
+    p.pending_workers.wait(left, std::memory_order_acquire);
+    left = p.pending_workers.load(std::memory_order_acquire);
+  }
+}
+
+void ThreadPool::Shutdown() {
+  std::lock_guard<std::mutex> call(impl_->call_mu);
+  std::lock_guard<std::mutex> life(impl_->life_mu);
+  impl_->StopLocked();
+}
+
+void ThreadPool::Resize(int num_threads) {
+  std::lock_guard<std::mutex> call(impl_->call_mu);
+  std::lock_guard<std::mutex> life(impl_->life_mu);
+  impl_->StopLocked();
+  impl_->num_threads = std::max(1, num_threads);
+}
+
+}  // namespace aclnn_portable

@@ -1,0 +1,36 @@
+// Thread-local "recent error" text behind aclGetRecentErrMsg, and the helpers every API entry
+// point uses to fail: the message names the argument, what was expected and what was given.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+
+namespace aclnn_portable {
+
+// Every public entry point calls this first, so a message always belongs to the latest call.
+void ClearRecentError();
+void SetRecentError(std::string message);
+const char* RecentError();
+
+// printf-style formatting into a std::string.
+std::string StrFormat(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// "[2, 3, 4]"
+std::string ShapeToString(const int64_t* dims, size_t n);
+inline std::string ShapeToString(const std::vector<int64_t>& dims) {
+  return ShapeToString(dims.data(), dims.size());
+}
+const char* DataTypeName(aclDataType dtype);
+const char* FormatName(aclFormat format);
+
+// Records "<api>: <message>" and returns `status`, so call sites read `return Fail(...)`.
+template <typename Status>
+Status Fail(Status status, const char* api, const std::string& message) {
+  SetRecentError(std::string(api) + ": " + message);
+  return status;
+}
+
+}  // namespace aclnn_portable

@@ -1,0 +1,103 @@
+// fp16/bf16 conversions (exhaustive over 16-bit inputs, sampled over fp32) and the vector Exp
+// contract, on every ISA the CPU supports.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "numeric/half.h"
+#include "numeric/numeric_probe.h"
+#include "support/test_support.h"
+
+using namespace aclnn_portable;
+
+TEST(Half, RoundTripsEveryHalf) {
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float f = HalfToFloat(static_cast<uint16_t>(h));
+    if (std::isnan(f)) {
+      EXPECT_TRUE(std::isnan(HalfToFloat(FloatToHalf(f))));
+      continue;
+    }
+    EXPECT_EQ(FloatToHalf(f), h) << h;
+  }
+}
+
+TEST(Half, RoundsToNearestEven) {
+  // Exact midpoints between consecutive halves go to the even one; others to the nearest.
+  for (uint32_t h = 0; h < 0x7bff; ++h) {
+    const double a = HalfToFloat(static_cast<uint16_t>(h)), b = HalfToFloat(static_cast<uint16_t>(h + 1));
+    const float mid = static_cast<float>((a + b) / 2);  // exact in fp32
+    EXPECT_EQ(FloatToHalf(mid), (h & 1) ? h + 1 : h) << h;
+    const float above = std::nextafter(mid, 1e9f), below = std::nextafter(mid, -1e9f);
+    EXPECT_EQ(FloatToHalf(above), h + 1) << h;
+    EXPECT_EQ(FloatToHalf(below), h) << h;
+  }
+  EXPECT_EQ(FloatToHalf(65520.0f), 0x7c00);
+  EXPECT_EQ(FloatToHalf(65519.99f), 0x7bff);
+  EXPECT_EQ(FloatToHalf(-INFINITY), 0xfc00);
+}
+
+TEST(Bf16, RoundsToNearestEven) {
+  for (uint32_t b = 0; b < 0x7f7f; ++b) {
+    const uint32_t lo = b << 16;
+    EXPECT_EQ(FloatToBf16(BitsToFloat(lo)), b);
+    EXPECT_EQ(FloatToBf16(BitsToFloat(lo | 0x8000u)), (b & 1) ? b + 1 : b);  // tie
+    EXPECT_EQ(FloatToBf16(BitsToFloat(lo | 0x8001u)), b + 1);
+    EXPECT_EQ(FloatToBf16(BitsToFloat(lo | 0x7fffu)), b);
+  }
+  EXPECT_EQ(FloatToBf16(BitsToFloat(0x7f7fffffu)), 0x7f80);  // FLT_MAX rounds to inf
+  EXPECT_TRUE(std::isnan(Bf16ToFloat(FloatToBf16(NAN))));
+}
+
+// The vector conversions and Exp of every ISA give the scalar bits.
+TEST(Simd, ConversionsAndExpAgreeAcrossIsas) {
+  std::vector<float> in;
+  aclnn_test::Rng rng(7);
+  for (int i = 0; i < 20000; ++i) in.push_back(static_cast<float>(rng.Uniform(-120, 90)));
+  for (float s : {0.0f, -0.0f, 1e-40f, -1e-40f, 65504.0f, 65520.0f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN})
+    in.push_back(s);
+  for (uint32_t h = 0; h < 65536; h += 7) in.push_back(BitsToFloat(h << 16 | 0x8000u));
+  const size_t n = in.size();
+  std::vector<uint32_t> ref_exp, ref_h, ref_b;
+  for (Isa isa : aclnn_test::SupportedIsas()) {
+    std::vector<float> e(n);
+    std::vector<uint16_t> h(n), b(n);
+    ProbeExp(isa, in.data(), e.data(), n);
+    ProbeToHalf(isa, in.data(), h.data(), n);
+    ProbeToBf16(isa, in.data(), b.data(), n);
+    for (size_t i = 0; i < n; ++i) {
+      EXPECT_EQ(h[i], FloatToHalf(in[i])) << IsaName(isa) << " " << in[i];
+      EXPECT_EQ(b[i], FloatToBf16(in[i])) << IsaName(isa) << " " << in[i];
+    }
+    std::vector<uint32_t> bits(n);
+    std::memcpy(bits.data(), e.data(), 4 * n);
+    if (ref_exp.empty()) ref_exp = bits;
+    EXPECT_EQ(bits, ref_exp) << IsaName(isa) << " Exp differs from " << IsaName(aclnn_test::SupportedIsas()[0]);
+  }
+}
+
+TEST(Simd, ExpAccuracyWithinTwoUlp) {
+  const int kSamples = 2000000;
+  int worst = 0;
+  for (Isa isa : aclnn_test::SupportedIsas()) {
+    std::vector<float> x(kSamples), e(kSamples);
+    for (int i = 0; i < kSamples; ++i) x[i] = -87.3f + (87.3f + 88.7f) * (static_cast<float>(i) / kSamples);
+    ProbeExp(isa, x.data(), e.data(), kSamples);
+    for (int i = 0; i < kSamples; ++i) {
+      const float ref = static_cast<float>(std::exp(static_cast<double>(x[i])));
+      const int ulp = std::abs(static_cast<int>(FloatBits(e[i])) - static_cast<int>(FloatBits(ref)));
+      worst = std::max(worst, ulp);
+      ASSERT_LE(ulp, 2) << IsaName(isa) << " x=" << x[i];
+    }
+    // subnormal range: within one subnormal step; far below: zero
+    for (float v : {-88.0f, -95.0f, -100.0f, -103.0f}) {
+      float out;
+      ProbeExp(isa, &v, &out, 1);
+      EXPECT_NEAR(out, std::exp(static_cast<double>(v)), 1.5e-45) << v;
+    }
+    float lo[3] = {-104.0f, -1000.0f, -INFINITY}, out[3];
+    ProbeExp(isa, lo, out, 3);
+    for (float o : out) EXPECT_EQ(o, 0.0f);
+  }
+  RecordProperty("worst_ulp", worst);
+}
