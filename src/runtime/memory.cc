@@ -1,5 +1,7 @@
 // "Device" memory is host memory. Blocks are tracked so aclrtFree of a foreign or freed pointer
 // fails cleanly, and aclFinalize can release what is left.
+#include <sys/sysinfo.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -23,12 +25,29 @@ Blocks& AllBlocks() {
 
 constexpr size_t kAlignment = 64;
 
+// RAM + swap of this host, 0 when unknown.
+uint64_t HostMemoryBytes() {
+  static const uint64_t bytes = [] {
+    struct sysinfo info;
+    if (sysinfo(&info) != 0) return uint64_t{0};
+    return (static_cast<uint64_t>(info.totalram) + info.totalswap) * info.mem_unit;
+  }();
+  return bytes;
+}
+
 aclError Allocate(const char* api, void** ptr, size_t size) {
   if (ptr == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, api, "devPtr must not be null");
   if (size == 0) return Fail(ACL_ERROR_INVALID_PARAM, api, "size must be > 0, got 0");
   // CANN pads every block: the size rounded up to 32 bytes, plus 32.
   if (size > (SIZE_MAX - 128) / 2)
     return Fail(ACL_ERROR_BAD_ALLOC, api, StrFormat("size %zu is too large to allocate", size));
+  // Like a device's memory size: a block larger than this host's RAM + swap can never be
+  // backed, so refuse it here rather than leave it to the allocator (ASan's aborts on sizes
+  // beyond its own limit instead of returning null).
+  if (const uint64_t host = HostMemoryBytes(); host > 0 && size > host)
+    return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, api,
+                StrFormat("size %zu bytes exceeds this host's memory (%llu bytes of RAM + swap)",
+                          size, static_cast<unsigned long long>(host)));
   size_t padded = (size + 31) / 32 * 32 + 32;
   padded = (padded + kAlignment - 1) / kAlignment * kAlignment;
   void* p = std::aligned_alloc(kAlignment, padded);

@@ -25,6 +25,7 @@ int64_t NumElements(const aclTensor& t) {
 }
 
 bool IsContiguous(const aclTensor& t) {
+  if (NumElements(t) == 0) return true;  // touches nothing; also keeps `expected` from overflowing
   int64_t expected = 1;
   for (size_t i = t.dims.size(); i-- > 0;) {
     if (t.dims[i] == 1) continue;  // the stride of a size-1 dim is never used
@@ -111,7 +112,10 @@ extern "C" aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDims
     t->strides.assign(stride, stride + viewDimsNum);
   } else {  // no strides: row-major contiguous
     t->strides.assign(viewDimsNum, 1);
-    for (size_t i = viewDimsNum; i-- > 1;) t->strides[i - 1] = t->strides[i] * t->dims[i];
+    // The product can only overflow for an empty view (a non-empty one's strides are bounded
+    // by its element count), whose strides are never used: saturate instead of overflowing.
+    for (size_t i = viewDimsNum; i-- > 1;)
+      if (!MulNonNeg(t->strides[i], t->dims[i], &t->strides[i - 1])) t->strides[i - 1] = INT64_MAX;
   }
   for (uint64_t i = 0; i < viewDimsNum; ++i) {
     if (t->strides[i] < 0)
