@@ -32,5 +32,5 @@ cc -std=c99 -Wall -Werror tests/install_consumer/consumer.c -I "$prefix/include"
 LD_LIBRARY_PATH="$prefix/lib" build/install-test/consumer_plain
 
 echo "== Python package =="
-bash scripts/build_python.sh
+BUILD_DIR="$root/build" bash scripts/build_python.sh
 .venv/bin/python -m pytest -q python/tests
