@@ -270,3 +270,33 @@ TEST(MhcOps, StreamingStoresAnyAlignment) {
     }
   }
 }
+
+// Inputs in exact-size heap blocks (no guard slack), so that AddressSanitizer builds catch any
+// read past an input's end (masked tails) on every ISA; the values are checked as above.
+TEST(MhcOps, InputsAreReadWithinBounds) {
+  for (aclnn_portable::Isa isa : aclnn_test::SupportedIsas()) {
+    aclnn_test::ScopedIsa scoped(isa);
+    for (const DtypeCase& c : AllDtypes())
+      for (int64_t D : {1, 7, 17, 1023, 4097}) {
+        const int64_t B = 2, S = 1, N = 3, E = S * D;
+        std::vector<uint8_t> x(B * E * c.elem), many(B * N * E * c.elem), h(N * c.hElem);
+        aclnn_test::Rng rng(D);
+        FillRandom(c.dt, false, x.data(), B * E, rng, -2, 2);
+        FillRandom(c.dt, false, many.data(), B * N * E, rng, -2, 2);
+        FillRandom(c.dt, true, h.data(), N, rng, -1, 1);
+        GuardedBuffer post(B * N * E * c.elem), pre(B * E * c.elem), gi(B * E * c.elem), gh(N * 4);
+        c.post(0, nullptr, x.data(), h.data(), post.ptr(), B, S, D, N);
+        c.pre(0, nullptr, many.data(), h.data(), pre.ptr(), B, S, D, N);
+        c.backward(0, nullptr, many.data(), x.data(), h.data(), gi.ptr(), gh.ptr(), B, S, D, N);
+        ASSERT_EQ(RecentMessage(), "");
+        std::vector<uint8_t> want(B * N * E * c.elem);
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t s = 0; s < N; ++s)
+            for (int64_t e = 0; e < E; ++e) ExpectedPost(c.dt, x.data(), b * E + e, h.data(), s, want.data(), (b * N + s) * E + e);
+        ExpectSameElements(post.ptr(), want.data(), B * N * E, c.elem, std::string("exact-size post ") + c.name);
+        CheckReduced(c.dt, many.data(), h.data(), pre.ptr(), B, E, N, std::string("exact-size pre ") + c.name);
+        CheckReduced(c.dt, many.data(), h.data(), gi.ptr(), B, E, N, std::string("exact-size grad_input ") + c.name);
+        for (const GuardedBuffer* g : {&post, &pre, &gi, &gh}) EXPECT_TRUE(g->GuardsIntact());
+      }
+  }
+}
