@@ -248,7 +248,7 @@ TEST(MhcOps, StreamingStoresAnyAlignment) {
         for (ap::Isa isa : aclnn_test::SupportedIsas()) {
           // Pointers that are not element-aligned are only exercised where the vector code
           // accesses them through unaligned intrinsics (the portable build indexes typed pointers).
-          if (offset % 2 != 0 && isa == ap::Isa::kScalar) continue;
+          if (offset % c.elem != 0 && isa == ap::Isa::kScalar) continue;
           aclnn_test::ScopedIsa scoped(isa);
           SCOPED_TRACE(std::string(c.name) + " N=" + std::to_string(N) + " offset " + std::to_string(offset) + " " +
                        ap::IsaName(isa));
