@@ -77,8 +77,10 @@ struct SceTiling {
 };
 
 // Per (row, chunk) record of the cross-core SplitR path, and per row.
+// The sum of a chunk is kept as k + t: k counts the exp values rounded to 1 (the maxima, in
+// practice) and t sums the rest, so that log(s) stays accurate when s is close to 1.
 struct SceChunkRecord {
-  float m, s, lossPart, pad;
+  float m, k, t, lossPart;
 };
 struct SceRowRecord {
   double S;
