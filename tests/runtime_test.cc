@@ -128,6 +128,12 @@ TEST(Tensor, CreationErrorsNameTheArgument) {
   ExpectCreateFails({2, 3}, {}, 0, {6}, "dataType must be a numeric aclDataType",
                     static_cast<aclDataType>(99));
   ExpectCreateFails({2, 3}, {}, 0, {6}, "dataType must be a numeric aclDataType", ACL_DT_UNDEFINED);
+  // Enum arguments outside the declared values (a C caller may pass any int) are refused.
+  std::vector<int64_t> d6{6};
+  EXPECT_EQ(aclCreateTensor(d6.data(), 1, ACL_FLOAT, nullptr, 0, static_cast<aclFormat>(200), d6.data(), 1, nullptr), nullptr);
+  EXPECT_NE(RecentMessage().find("format must be an aclFormat declared in acl/acl.h, got 200"), std::string::npos);
+  EXPECT_EQ(aclCreateTensor(d6.data(), 1, static_cast<aclDataType>(-77), nullptr, 0, ACL_FORMAT_ND, d6.data(), 1, nullptr), nullptr);
+  EXPECT_NE(RecentMessage().find("got -77"), std::string::npos);
   ExpectCreateFails({2, 3}, {}, 1, {6}, "reaches element 6");          // offset pushes past
   ExpectCreateFails({2, 3}, {4, 1}, 0, {6}, "holds 6 elements");       // strides push past
   ExpectCreateFails({2, 3}, {}, 0, {5}, "reaches element 5");          // storage too short
@@ -176,6 +182,7 @@ TEST(Memory, MallocRejectsBadArguments) {
   EXPECT_EQ(p, reinterpret_cast<void*>(0x1));  // untouched on failure
   EXPECT_EQ(aclrtMalloc(nullptr, 16, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
   EXPECT_EQ(aclrtMalloc(&p, 16, static_cast<aclrtMemMallocPolicy>(17)), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtMalloc(&p, 16, static_cast<aclrtMemMallocPolicy>(-1)), ACL_ERROR_INVALID_PARAM);
   EXPECT_NE(RecentMessage().find("policy"), std::string::npos);
   EXPECT_EQ(aclrtMallocHost(&p, 0), ACL_ERROR_INVALID_PARAM);
 }

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_softmax_cross_entropy_with_logits.h"
+#include "mhc/mhc.h"
 #include "platform/thread_pool.h"
 #include "runtime/stream.h"
 #include "support/hardening_support.h"
@@ -125,6 +128,72 @@ void HostStep(aclrtStream stream, Rng& rng, Counters& c, int thread_index) {
     if (!ScaledEquals(ins[l], scales[l], outs[l])) c.failures.fetch_add(1);
 }
 
+// One SoftmaxCrossEntropyWithLogits ND fp32 call on `stream` through the public API, checked
+// against an fp64 reference written here (DESIGN §5). The executor is made repeatable and run
+// twice now and then.
+void SceStep(aclrtStream stream, Rng& rng, Counters& c) {
+  const int64_t n = 1 + static_cast<int64_t>(rng.Next() % 24), k = 1 + static_cast<int64_t>(rng.Next() % 300);
+  std::vector<float> x = RandomFloats(rng, n * k), y(static_cast<size_t>(n * k)), loss(n, -1.0f), bp(n * k, -1.0f);
+  for (auto& v : y) v = static_cast<float>(rng.Uniform(0, 1));
+  const int64_t dims[2] = {n, k}, ldims[1] = {n};
+  aclTensor* tf = aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims, 2, x.data());
+  aclTensor* tl = aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims, 2, y.data());
+  aclTensor* tloss = aclCreateTensor(ldims, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, ldims, 1, loss.data());
+  aclTensor* tbp = aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims, 2, bp.data());
+  uint64_t ws_size = 0;
+  aclOpExecutor* e = nullptr;
+  if (aclnnSoftmaxCrossEntropyWithLogitsGetWorkspaceSize(tf, tl, tloss, tbp, &ws_size, &e) != ACLNN_SUCCESS) {
+    c.failures.fetch_add(1);
+    return;
+  }
+  std::vector<uint8_t> ws(ws_size + 1);
+  const bool twice = rng.Next() % 4 == 0;
+  if (twice && aclSetAclOpExecutorRepeatable(e) != ACLNN_SUCCESS) c.failures.fetch_add(1);
+  for (int run = 0; run < (twice ? 2 : 1); ++run)
+    if (aclnnSoftmaxCrossEntropyWithLogits(ws.data(), ws_size, e, stream) != ACLNN_SUCCESS) c.failures.fetch_add(1);
+  if (aclrtSynchronizeStream(stream) != ACL_SUCCESS) c.failures.fetch_add(1);
+  if (twice && aclDestroyAclOpExecutor(e) != ACLNN_SUCCESS) c.failures.fetch_add(1);
+  for (aclTensor* t : {tf, tl, tloss, tbp}) aclDestroyTensor(t);
+  c.calls.fetch_add(twice ? 12 : 10);
+  for (int64_t r = 0; r < n; ++r) {
+    double m = -INFINITY, sum = 0, ref = 0;
+    for (int64_t j = 0; j < k; ++j) m = std::max(m, static_cast<double>(x[r * k + j]));
+    for (int64_t j = 0; j < k; ++j) sum += std::exp(x[r * k + j] - m);
+    for (int64_t j = 0; j < k; ++j) {
+      const double z = x[r * k + j] - m;
+      ref += y[r * k + j] * (std::log(sum) - z);
+      if (std::fabs(bp[r * k + j] - (std::exp(z) / sum - y[r * k + j])) > 1e-6) c.failures.fetch_add(1);
+    }
+    if (std::fabs(loss[r] - ref) > 1e-5 * (1 + std::fabs(ref))) c.failures.fetch_add(1);
+  }
+}
+
+// One mhc_post + mhc_pre fp32 pair on `stream`: post is checked bit for bit (one IEEE multiply),
+// pre against an fp64 sum.
+void MhcStep(aclrtStream stream, Rng& rng, Counters& c) {
+  const int64_t b = 1 + static_cast<int64_t>(rng.Next() % 3), sq = 1 + static_cast<int64_t>(rng.Next() % 16);
+  const int64_t d = 1 + static_cast<int64_t>(rng.Next() % 200), nst = 1 + static_cast<int64_t>(rng.Next() % 6);
+  const int64_t plane = sq * d;
+  std::vector<float> x = RandomFloats(rng, b * plane), h = RandomFloats(rng, nst);
+  std::vector<float> post(static_cast<size_t>(b * nst * plane), -1.0f), pre(static_cast<size_t>(b * plane), -1.0f);
+  auto u8 = [](std::vector<float>& v) { return reinterpret_cast<uint8_t*>(v.data()); };
+  mhc_post_do_fp32(static_cast<uint32_t>(rng.Next() % 3), stream, u8(x), u8(h), u8(post), b, sq, d, nst);
+  mhc_pre_do_fp32(0, stream, u8(post), u8(h), u8(pre), b, sq, d, nst);  // in order after post
+  if (aclGetRecentErrMsg()[0] != '\0' || aclrtSynchronizeStream(stream) != ACL_SUCCESS) c.failures.fetch_add(1);
+  c.calls.fetch_add(3);
+  for (int64_t bb = 0; bb < b; ++bb)
+    for (int64_t e = 0; e < plane; ++e) {
+      double ref = 0, mag = 0;
+      for (int64_t s = 0; s < nst; ++s) {
+        const float want = x[bb * plane + e] * h[s];
+        if (post[(bb * nst + s) * plane + e] != want) c.failures.fetch_add(1);
+        ref += static_cast<double>(want) * h[s];
+        mag += std::fabs(static_cast<double>(want) * h[s]);
+      }
+      if (std::fabs(pre[bb * plane + e] - ref) > 1e-6 * (mag + 1)) c.failures.fetch_add(1);
+    }
+}
+
 }  // namespace
 
 TEST(Stress, EightHostThreadsShareTheLibrary) {
@@ -144,7 +213,11 @@ TEST(Stress, EightHostThreadsShareTheLibrary) {
       int64_t steps = 0;
       while (std::chrono::steady_clock::now() < deadline) {
         aclrtStream s = k < 4 ? own : (k < 6 ? nullptr : shared);
-        HostStep(s, rng, c, k);
+        switch (rng.Next() % 3) {
+          case 0: HostStep(s, rng, c, k); break;
+          case 1: SceStep(s, rng, c); break;
+          default: MhcStep(s, rng, c); break;
+        }
         if (k < 4 && ++steps % 25 == 0) {
           if (aclrtDestroyStream(own) != ACL_SUCCESS || aclrtCreateStream(&own) != ACL_SUCCESS)
             c.failures.fetch_add(1);
@@ -179,7 +252,11 @@ TEST(Stress, RepeatableExecutorWhileOthersPlan) {
   for (int k = 0; k < 3; ++k)
     planners.emplace_back([&, k] {
       Rng r(50 + k);
-      while (!stop.load()) HostStep(nullptr, r, c, k);
+      while (!stop.load()) {
+        HostStep(nullptr, r, c, k);
+        SceStep(nullptr, r, c);
+        MhcStep(nullptr, r, c);
+      }
     });
   aclrtStream s = nullptr;
   ASSERT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
@@ -203,6 +280,74 @@ TEST(Stress, RepeatableExecutorWhileOthersPlan) {
   EXPECT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
   EXPECT_EQ(c.failures.load(), 0);
   std::printf("[ stress ] repeatable executor: %lld runs while 3 threads made %lld calls\n",
+              static_cast<long long>(rounds * kRuns), static_cast<long long>(c.calls.load()));
+}
+
+// The same, with a real operator: one repeatable SoftmaxCrossEntropyWithLogits executor is
+// launched again and again on a stream, each run rebound to its own loss/backprop buffers, while
+// three threads plan and run SCE and mHC calls. Every run must give the first run's bits, and
+// the first run matches the fp64 reference.
+TEST(Stress, RepeatableSceExecutorWhileOthersPlan) {
+  aclnn_test::ScopedThreads pool(2);
+  constexpr int64_t kN = 48, kC = 1000;
+  constexpr int kRuns = 16;
+  Rng rng(11);
+  std::vector<float> x = RandomFloats(rng, kN * kC), y(kN * kC);
+  for (auto& v : y) v = static_cast<float>(rng.Uniform(0, 1));
+  std::vector<std::vector<float>> loss(kRuns, std::vector<float>(kN)), bp(kRuns, std::vector<float>(kN * kC));
+  const int64_t dims[2] = {kN, kC}, ldims[1] = {kN};
+  aclTensor* tf = aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims, 2, x.data());
+  aclTensor* tl = aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims, 2, y.data());
+  aclTensor* tloss = aclCreateTensor(ldims, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, ldims, 1, loss[0].data());
+  aclTensor* tbp = aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims, 2, bp[0].data());
+  uint64_t ws_size = 0;
+  aclOpExecutor* e = nullptr;
+  ASSERT_EQ(aclnnSoftmaxCrossEntropyWithLogitsGetWorkspaceSize(tf, tl, tloss, tbp, &ws_size, &e), ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(e), ACLNN_SUCCESS);
+  std::vector<uint8_t> ws(ws_size + 1);
+  std::atomic<bool> stop{false};
+  Counters c;
+  std::vector<std::thread> planners;
+  for (int k = 0; k < 3; ++k)
+    planners.emplace_back([&, k] {
+      Rng r(70 + k);
+      while (!stop.load()) {
+        SceStep(nullptr, r, c);
+        MhcStep(nullptr, r, c);
+      }
+    });
+  aclrtStream s = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(StressSeconds() / 2);
+  int64_t rounds = 0;
+  bool ok = true;
+  while (ok && (rounds == 0 || std::chrono::steady_clock::now() < deadline)) {
+    for (int r = 0; r < kRuns; ++r) {
+      std::fill(loss[r].begin(), loss[r].end(), -1.0f);
+      ok &= aclSetOutputTensorAddr(e, 0, tloss, loss[r].data()) == ACLNN_SUCCESS;
+      ok &= aclSetOutputTensorAddr(e, 1, tbp, bp[r].data()) == ACLNN_SUCCESS;
+      ok &= aclnnSoftmaxCrossEntropyWithLogits(ws.data(), ws_size, e, s) == ACLNN_SUCCESS;
+    }
+    ok &= aclrtSynchronizeStream(s) == ACL_SUCCESS;
+    for (int r = 1; r < kRuns; ++r) ok &= loss[r] == loss[0] && bp[r] == bp[0];
+    ++rounds;
+  }
+  stop.store(true);
+  for (auto& t : planners) t.join();
+  EXPECT_TRUE(ok) << "a repeatable SCE run was refused or gave different bits in round " << rounds;
+  for (int64_t r = 0; r < kN; ++r) {
+    double m = -INFINITY, sum = 0, ref = 0;
+    for (int64_t j = 0; j < kC; ++j) m = std::max(m, static_cast<double>(x[r * kC + j]));
+    for (int64_t j = 0; j < kC; ++j) sum += std::exp(x[r * kC + j] - m);
+    for (int64_t j = 0; j < kC; ++j) ref += y[r * kC + j] * (std::log(sum) - (x[r * kC + j] - m));
+    EXPECT_NEAR(loss[0][r], ref, 1e-5 * (1 + std::fabs(ref))) << r;
+  }
+  EXPECT_EQ(aclDestroyAclOpExecutor(e), ACLNN_SUCCESS);
+  for (aclTensor* t : {tf, tl, tloss, tbp}) aclDestroyTensor(t);
+  EXPECT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+  EXPECT_EQ(c.failures.load(), 0);
+  std::printf("[ stress ] repeatable SCE executor: %lld runs while 3 threads made %lld checked calls\n",
               static_cast<long long>(rounds * kRuns), static_cast<long long>(c.calls.load()));
 }
 

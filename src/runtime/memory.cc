@@ -92,9 +92,10 @@ using namespace aclnn_portable;
 
 extern "C" aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
   ClearRecentError();
-  if (static_cast<int>(policy) < ACL_MEM_MALLOC_HUGE_FIRST || static_cast<int>(policy) > ACL_MEM_MALLOC_NORMAL_ONLY_P2P)
+  const int raw_policy = RawEnumValue(policy);
+  if (raw_policy < ACL_MEM_MALLOC_HUGE_FIRST || raw_policy > ACL_MEM_MALLOC_NORMAL_ONLY_P2P)
     return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc",
-                StrFormat("policy must be an aclrtMemMallocPolicy (0..5), got %d", static_cast<int>(policy)));
+                StrFormat("policy must be an aclrtMemMallocPolicy (0..5), got %d", raw_policy));
   return Allocate("aclrtMalloc", devPtr, size);
 }
 extern "C" aclError aclrtFree(void* devPtr) {
@@ -113,9 +114,10 @@ extern "C" aclError aclrtFreeHost(void* hostPtr) {
 extern "C" aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count,
                                 aclrtMemcpyKind kind) {
   ClearRecentError();
-  if (static_cast<int>(kind) < ACL_MEMCPY_HOST_TO_HOST || static_cast<int>(kind) > ACL_MEMCPY_DEFAULT)
+  const int raw_kind = RawEnumValue(kind);
+  if (raw_kind < ACL_MEMCPY_HOST_TO_HOST || raw_kind > ACL_MEMCPY_DEFAULT)
     return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy",
-                StrFormat("kind must be an aclrtMemcpyKind (0..4), got %d", static_cast<int>(kind)));
+                StrFormat("kind must be an aclrtMemcpyKind (0..4), got %d", raw_kind));
   if (count > destMax)
     return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy",
                 StrFormat("count (%zu bytes) must not exceed destMax (%zu bytes)", count, destMax));
