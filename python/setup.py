@@ -66,7 +66,7 @@ extension = CppExtension(
     include_dirs=[os.path.join(PREFIX, "include")],
     library_dirs=[LIB_DIR],
     libraries=["aclnn_portable"],
-    extra_compile_args=["-std=c++17", "-O2"],
+    extra_compile_args=["-std=c++17", "-O2", "-g0"],
     extra_link_args=["-Wl,-rpath,$ORIGIN"],
 )
 

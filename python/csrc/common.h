@@ -30,6 +30,14 @@ inline std::string DtypeStr(at::ScalarType t) {
     case at::kHalf: return "torch.float16";
     case at::kBFloat16: return "torch.bfloat16";
     case at::kDouble: return "torch.float64";
+    case at::kByte: return "torch.uint8";
+    case at::kChar: return "torch.int8";
+    case at::kShort: return "torch.int16";
+    case at::kInt: return "torch.int32";
+    case at::kLong: return "torch.int64";
+    case at::kBool: return "torch.bool";
+    case at::kComplexFloat: return "torch.complex64";
+    case at::kComplexDouble: return "torch.complex128";
     default: return std::string("torch.") + c10::toString(t);
   }
 }
@@ -105,7 +113,7 @@ class AclTensor {
 
 // Calls the operator `name` below the Autograd key (from inside a torch::autograd::Function's
 // forward, or from a backward), so the CPU kernel runs.
-inline const c10::OperatorHandle& FindOp(const char* name) {
+inline c10::OperatorHandle FindOp(const char* name) {
   return c10::Dispatcher::singleton().findSchemaOrThrow(name, "");
 }
 

@@ -10,6 +10,7 @@
 //     reshape makes one contiguous copy of that input.
 // Outputs are new contiguous tensors: loss has the shape of features without `dim`, backprop
 // the shape of features.
+#include <ATen/ExpandUtils.h>
 #include <torch/autograd.h>
 
 #include "aclnnop/aclnn_softmax_cross_entropy_with_logits.h"
@@ -23,22 +24,36 @@ using torch::autograd::variable_list;
 
 constexpr const char* kOp = "softmax_cross_entropy_with_logits";
 
-// Validates and returns `dim` normalised to [0, rank).
-int64_t CheckSceArgs(const at::Tensor& features, const at::Tensor& labels, int64_t dim) {
+// Validates; returns the broadcast shape of features and labels and `dim` normalised to
+// [0, rank).
+std::pair<std::vector<int64_t>, int64_t> CheckSceArgs(const at::Tensor& features,
+                                                      const at::Tensor& labels, int64_t dim) {
   CheckKernelTensor(kOp, "features", features);
   CheckKernelTensor(kOp, "labels", labels);
   TORCH_CHECK_TYPE(labels.scalar_type() == features.scalar_type(), kOp,
                    ": labels must have the dtype of features (", DtypeStr(features.scalar_type()),
                    "), got ", DtypeStr(labels.scalar_type()));
-  TORCH_CHECK_VALUE(labels.sizes() == features.sizes(), kOp,
-                    ": labels must have the shape of features ", ShapeStr(features.sizes()),
-                    ", got ", ShapeStr(labels.sizes()));
-  const int64_t rank = features.dim();
+  std::vector<int64_t> shape = features.sizes().vec();
+  if (labels.sizes() != features.sizes()) {
+    // torch broadcasting: dims aligned from the right, each pair equal or one of them 1.
+    const int64_t rank = std::max(features.dim(), labels.dim());
+    shape.assign(rank, 1);
+    for (int64_t i = 0; i < rank; ++i) {
+      const int64_t fi = i - (rank - features.dim()), li = i - (rank - labels.dim());
+      const int64_t fs = fi >= 0 ? features.size(fi) : 1, ls = li >= 0 ? labels.size(li) : 1;
+      TORCH_CHECK_VALUE(fs == ls || fs == 1 || ls == 1, kOp,
+                        ": features and labels must have the same shape or broadcastable shapes, "
+                        "got features ", ShapeStr(features.sizes()), " and labels ",
+                        ShapeStr(labels.sizes()));
+      shape[i] = fs == 1 ? ls : fs;
+    }
+  }
+  const int64_t rank = static_cast<int64_t>(shape.size());
   TORCH_CHECK_VALUE(rank >= 1, kOp,
                     ": features must have at least 1 dimension (the classes), got a 0-D tensor");
   TORCH_CHECK_VALUE(dim >= -rank && dim < rank, kOp, ": dim must be in [", -rank, ", ", rank - 1,
-                    "] for features of shape ", ShapeStr(features.sizes()), ", got ", dim);
-  return dim < 0 ? dim + rank : dim;
+                    "] for features of shape ", ShapeStr(shape), ", got ", dim);
+  return {shape, dim < 0 ? dim + rank : dim};
 }
 
 // Runs the library on features/labels already in an ND [A, C] or NCHW [N, C, H, W] view.
@@ -66,25 +81,35 @@ void RunKernel(const at::Tensor& features, const at::Tensor& labels, const at::T
   }
 }
 
-std::tuple<at::Tensor, at::Tensor> SceCpu(const at::Tensor& features, const at::Tensor& labels,
-                                          int64_t dim) {
-  const int64_t d = CheckSceArgs(features, labels, dim);
-  const int64_t rank = features.dim();
-  std::vector<int64_t> loss_shape = features.sizes().vec();
+std::tuple<at::Tensor, at::Tensor> SceCpu(const at::Tensor& features_in,
+                                          const at::Tensor& labels_in, int64_t dim) {
+  const auto [shape, d] = CheckSceArgs(features_in, labels_in, dim);
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  std::vector<int64_t> loss_shape = shape;
   loss_shape.erase(loss_shape.begin() + d);
-  const int64_t classes = features.size(d);
+  const int64_t classes = shape[d];
 
-  at::Tensor backprop = at::empty(features.sizes(), features.options());
-  at::Tensor loss = at::empty(loss_shape, features.options());
+  at::Tensor backprop = at::empty(shape, features_in.options());
+  at::Tensor loss = at::empty(loss_shape, features_in.options());
   if (loss.numel() == 0) return {loss, backprop};  // no rows: nothing to compute
   if (classes == 0) return {loss.zero_(), backprop};  // the empty sum; backprop is empty
 
+  // ND [N, C] with broadcastable (same-rank) shapes is native in the library (row / class
+  // broadcast read in place); every other broadcast becomes zero-stride views of the inputs.
+  const bool same_rank = features_in.dim() == labels_in.dim();
+  const bool native = (rank == 2 || rank == 4) && d == 1 &&
+                      (rank == 2 ? same_rank : features_in.sizes() == labels_in.sizes());
+  if (native) {
+    RunKernel(features_in, labels_in, loss, backprop, rank == 2 ? ACL_FORMAT_ND : ACL_FORMAT_NCHW);
+    return {loss, backprop};
+  }
+  const at::Tensor features = features_in.expand(shape), labels = labels_in.expand(shape);
   if ((rank == 2 || rank == 4) && d == 1) {
     RunKernel(features, labels, loss, backprop, rank == 2 ? ACL_FORMAT_ND : ACL_FORMAT_NCHW);
     return {loss, backprop};
   }
-  const int64_t before = c10::multiply_integers(features.sizes().begin(), features.sizes().begin() + d);
-  const int64_t after = c10::multiply_integers(features.sizes().begin() + d + 1, features.sizes().end());
+  const int64_t before = c10::multiply_integers(shape.begin(), shape.begin() + d);
+  const int64_t after = c10::multiply_integers(shape.begin() + d + 1, shape.end());
   if (after == 1) {
     const std::vector<int64_t> nd{before, classes};
     RunKernel(features.reshape(nd), labels.reshape(nd), loss.view({before}), backprop.view(nd),
@@ -114,8 +139,9 @@ class SceFunction : public torch::autograd::Function<SceFunction> {
                                const at::Tensor& labels, int64_t dim) {
     at::AutoDispatchBelowADInplaceOrView guard;
     auto [loss, backprop] = CallSce(features, labels, dim);
-    const int64_t d = dim < 0 ? dim + features.dim() : dim;
+    const int64_t d = dim < 0 ? dim + backprop.dim() : dim;
     ctx->saved_data["dim"] = d;
+    ctx->saved_data["labels_shape"] = labels.sizes().vec();
     ctx->save_for_backward({features, backprop});
     ctx->set_materialize_grads(false);
     return {loss, backprop};
@@ -125,26 +151,31 @@ class SceFunction : public torch::autograd::Function<SceFunction> {
     const auto saved = ctx->get_saved_variables();
     const at::Tensor &features = saved[0], &backprop = saved[1];
     const int64_t d = ctx->saved_data["dim"].toInt();
+    const std::vector<int64_t> labels_shape = ctx->saved_data["labels_shape"].toIntVector();
+    // softmax runs over the broadcast features
+    const auto logits = [&] { return features.to(at::kFloat).expand(backprop.sizes()); };
     const at::Tensor &grad_loss = grads[0], &grad_backprop = grads[1];
     at::Tensor grad_features, grad_labels;
     if (grad_loss.defined()) {
       const at::Tensor g = grad_loss.to(at::kFloat).unsqueeze(d);
       if (ctx->needs_input_grad(0)) grad_features = g * backprop.to(at::kFloat);
       if (ctx->needs_input_grad(1))
-        grad_labels = -g * at::log_softmax(features.to(at::kFloat), d);
+        grad_labels = -g * at::log_softmax(logits(), d);
     }
     if (grad_backprop.defined()) {
       const at::Tensor gb = grad_backprop.to(at::kFloat);
       if (ctx->needs_input_grad(0)) {
-        const at::Tensor p = at::softmax(features.to(at::kFloat), d);
+        const at::Tensor p = at::softmax(logits(), d);
         const at::Tensor term = p * (gb - (p * gb).sum(d, /*keepdim=*/true));
         grad_features = grad_features.defined() ? grad_features + term : term;
       }
       if (ctx->needs_input_grad(1)) grad_labels = grad_labels.defined() ? grad_labels - gb : -gb;
     }
     const auto dtype = features.scalar_type();
-    return {grad_features.defined() ? grad_features.to(dtype) : at::Tensor(),
-            grad_labels.defined() ? grad_labels.to(dtype) : at::Tensor(), at::Tensor()};
+    // Broadcast inputs get their gradient summed back to their own shape.
+    if (grad_features.defined()) grad_features = at::sum_to(grad_features, features.sizes()).to(dtype);
+    if (grad_labels.defined()) grad_labels = at::sum_to(grad_labels, labels_shape).to(dtype);
+    return {grad_features, grad_labels, at::Tensor()};
   }
 };
 
