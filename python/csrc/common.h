@@ -53,7 +53,7 @@ inline void CheckKernelTensor(const char* op, const char* name, const at::Tensor
               " must be a CPU tensor (aclnn_portable runs on the host), got a tensor on ",
               t.device().str());
   TORCH_CHECK_TYPE(t.layout() == at::kStrided, op, ": ", name,
-                   " must be a dense (strided) tensor, got layout ", c10::toString(t.layout()));
+                   " must be a dense (strided) tensor, got layout ", t.layout());
   TORCH_CHECK_TYPE(IsKernelDtype(t.scalar_type()), op, ": ", name,
                    " must have dtype torch.float32, torch.float16 or torch.bfloat16, got ",
                    DtypeStr(t.scalar_type()));
