@@ -173,11 +173,16 @@ class SceOpPlan final : public OpPlan {
       k.chunks = reinterpret_cast<SceChunkRecord*>(ws + tiling.offSplit);
       k.rows = reinterpret_cast<SceRowRecord*>(ws + tiling.offSplit +
                                                tiling.splitTasks * sizeof(SceChunkRecord));
+      const auto fn = split_phase;
+      const int64_t bf = tiling.blockFactor, n = tiling.splitTasks;
       for (int phase = 0; phase < 4; ++phase) {
-        const int64_t tasks = (phase % 2 == 0) ? tiling.splitTasks : tiling.A;
-        const auto fn = split_phase;
-        pool.ParallelFor(tasks, phase % 2 == 0 ? workers : 1,
-                         [&](int64_t task) { fn(k, phase, task); });
+        if (phase % 2 == 0) {  // per-chunk work in blocks of chunks
+          pool.ParallelFor(tiling.realCoreNum, workers, [&](int64_t block) {
+            for (int64_t task = block * bf; task < std::min(n, (block + 1) * bf); ++task) fn(k, phase, task);
+          });
+        } else {  // per-row folds: A is below the core count, one task per row
+          pool.ParallelFor(tiling.A, workers, [&](int64_t row) { fn(k, phase, row); });
+        }
       }
     } else {
       const auto fn = run_block;

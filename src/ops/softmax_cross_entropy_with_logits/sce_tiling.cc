@@ -61,8 +61,11 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
   if (split && t.A < cores) {
     t.splitRAcrossCores = true;
     t.splitTasks = t.A * t.rLoopTime;
+    // The seed's block split, over (row, chunk) tasks instead of rows.
     t.useCoreNum = std::min<int64_t>(cores, t.splitTasks);
-    t.realCoreNum = t.useCoreNum;
+    t.blockFactor = CeilDiv(t.splitTasks, t.useCoreNum);
+    t.realCoreNum = CeilDiv(t.splitTasks, t.blockFactor);
+    t.tailBlockFactor = t.splitTasks - t.blockFactor * (t.realCoreNum - 1);
   }
 
   const uint64_t es = static_cast<uint64_t>(p.dtypeBytes);

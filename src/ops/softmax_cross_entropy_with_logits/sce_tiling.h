@@ -64,7 +64,8 @@ struct SceTiling {
   int64_t useCoreNum = 0, blockFactor = 0, realCoreNum = 0, tailBlockFactor = 0;
   // SplitR: the class chunk, chunks per row, the last chunk's length.
   int64_t rUbNumFactor = 0, rLoopTime = 0, rLoopTile = 0;
-  // SplitR with A < coreNum: (row, chunk) tasks on all cores.
+  // SplitR with A < coreNum: (row, chunk) tasks on all cores; blockFactor, realCoreNum and
+  // tailBlockFactor then count tasks (row * rLoopTime + chunk), not rows.
   bool splitRAcrossCores = false;
   int64_t splitTasks = 0;
   // Issue 7 (seed tilingKey bits): an input broadcast along N and/or C.
@@ -76,8 +77,10 @@ struct SceTiling {
 };
 
 // Per (row, chunk) record of the cross-core SplitR path, and per row.
+// The sum of a chunk is kept as k + t: k counts the exp values rounded to 1 (the maxima, in
+// practice) and t sums the rest, so that log(s) stays accurate when s is close to 1.
 struct SceChunkRecord {
-  float m, s, lossPart, pad;
+  float m, k, t, lossPart;
 };
 struct SceRowRecord {
   double S;
