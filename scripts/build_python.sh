@@ -6,7 +6,7 @@
 #   .venv/bin/python -m pytest python/tests
 #
 # Options / environment:
-#   --install-deps   apt-get install the Debian packages it needs first (root, Debian/Ubuntu)
+#   --install-deps   apt-get install the Debian packages it needs that are missing (root)
 #   PYTHON           interpreter for the venv (default /usr/bin/python3)
 #   VENV             venv folder (default <repo>/.venv)
 #   BUILD_DIR        CMake build folder for the library (default <repo>/build-python)
@@ -22,10 +22,19 @@ PREFIX="$BUILD_DIR/prefix"
 JOBS="${JOBS:-2}"
 
 if [[ "${1:-}" == "--install-deps" ]]; then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq cmake ninja-build g++ python3 python3-venv python3-pip python3-setuptools \
-    python3-wheel python3-pytest python3-torch libtorch-dev >/dev/null
+  # Only what is missing, so a machine that has everything needs no network.
+  needed=(cmake ninja-build g++ python3 python3-venv python3-pip python3-setuptools python3-wheel
+          python3-pytest python3-torch libtorch-dev)
+  missing=()
+  for pkg in "${needed[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  if ((${#missing[@]})); then
+    echo "== apt-get install ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
 fi
 
 echo "== C library: $BUILD_DIR"

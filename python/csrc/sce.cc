@@ -174,7 +174,7 @@ class SceFunction : public torch::autograd::Function<SceFunction> {
     const auto dtype = features.scalar_type();
     // Broadcast inputs get their gradient summed back to their own shape.
     if (grad_features.defined()) grad_features = at::sum_to(grad_features, features.sizes()).to(dtype);
-    if (grad_labels.defined()) grad_labels = at::sum_to(grad_labels, labels_shape).to(dtype);
+    if (grad_labels.defined()) grad_labels = at::sum_to(grad_labels, at::IntArrayRef(labels_shape)).to(dtype);
     return {grad_features, grad_labels, at::Tensor()};
   }
 };
