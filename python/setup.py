@@ -16,7 +16,14 @@ import re
 import shutil
 
 from setuptools import setup
-from torch.utils.cpp_extension import BuildExtension, CppExtension
+
+try:
+    from torch.utils.cpp_extension import BuildExtension, CppExtension
+except ImportError as error:  # e.g. pip's isolated build environment, which has no torch
+    raise SystemExit(
+        "aclnn_portable: torch is needed to build the extension, and it must be the torch you "
+        "will run with: install with `pip install --no-build-isolation ./python` from an "
+        f"environment that has torch ({error})")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

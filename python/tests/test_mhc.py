@@ -124,6 +124,19 @@ def test_empty_shapes():
     assert grad_x.shape == (2, 0, 5) and torch.equal(grad_h, torch.zeros(3))
 
 
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES)
+def test_large_shape(dtype):
+    """Larger than the caches (the planner's read-once strategy), N = 4."""
+    x = make((16, 64, 4096), dtype)
+    h = make((4,), WEIGHT_DTYPE[dtype], 0.1, 1.0)
+    assert_bits_equal(ap.mhc_post(x, h), post_exact(x, h))
+    g = make((64, 64, 4096), dtype)
+    grad_x, grad_h = ap.mhc_post_backward(g, x, h)
+    ref_h = grad_h64(g, x, 4)
+    bound = (g.double().abs().reshape(16, 4, 64, 4096) * x.double().abs().unsqueeze(1)).sum((0, 2, 3))
+    assert ((grad_h.double() - ref_h).abs() <= 1e-5 * bound).all()
+
+
 def test_deterministic_repeat():
     x, g, h = make((2, 256, 512), torch.float32), make((8, 256, 512), torch.float32), torch.rand(4)
     a = ap.mhc_post_backward(g, x, h)

@@ -38,7 +38,8 @@ def check_values(features, labels, dim=-1):
 
 
 @pytest.mark.parametrize("dtype", KERNEL_DTYPES)
-@pytest.mark.parametrize("n,c", [(1, 1), (3, 2), (7, 5), (16, 16), (5, 33), (64, 1000), (2, 4099)])
+@pytest.mark.parametrize("n,c", [(1, 1), (3, 2), (7, 5), (16, 16), (5, 33), (64, 1000), (2, 4099),
+                                 (4096, 3), (2, 131072)])
 def test_nd_values(dtype, n, c):
     check_values(make((n, c), dtype), soft_labels((n, c), -1, dtype))
 
