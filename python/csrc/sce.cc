@@ -8,8 +8,9 @@
 //     after): ND [P, C] when Q = 1, else NCHW [P, C, Q, 1]. This is a view (free) whenever the
 //     dims before and after `dim` can be flattened, e.g. for every contiguous tensor; otherwise
 //     reshape makes one contiguous copy of that input.
-// Outputs are new contiguous tensors: loss has the shape of features without `dim`, backprop
-// the shape of features.
+// Features and labels may also be broadcastable (torch rules; TensorFlow's ND patterns [1, C],
+// [N, 1], [1, 1] run natively in the library). Outputs are new contiguous tensors: loss has the
+// broadcast shape without `dim`, backprop the broadcast shape.
 #include <ATen/ExpandUtils.h>
 #include <torch/autograd.h>
 
@@ -94,17 +95,14 @@ std::tuple<at::Tensor, at::Tensor> SceCpu(const at::Tensor& features_in,
   if (loss.numel() == 0) return {loss, backprop};  // no rows: nothing to compute
   if (classes == 0) return {loss.zero_(), backprop};  // the empty sum; backprop is empty
 
-  // ND [N, C] with broadcastable (same-rank) shapes is native in the library (row / class
-  // broadcast read in place); every other broadcast becomes zero-stride views of the inputs.
-  const bool same_rank = features_in.dim() == labels_in.dim();
-  const bool native = (rank == 2 || rank == 4) && d == 1 &&
-                      (rank == 2 ? same_rank : features_in.sizes() == labels_in.sizes());
-  if (native) {
-    RunKernel(features_in, labels_in, loss, backprop, rank == 2 ? ACL_FORMAT_ND : ACL_FORMAT_NCHW);
-    return {loss, backprop};
-  }
-  const at::Tensor features = features_in.expand(shape), labels = labels_in.expand(shape);
-  if ((rank == 2 || rank == 4) && d == 1) {
+  // Same-rank ND broadcasting is native in the library (a shared row or per-row scalar read in
+  // place); any other broadcast is passed as zero-stride expand() views.
+  const bool native_layout = (rank == 2 || rank == 4) && d == 1;
+  const bool library_broadcasts = rank == 2 && features_in.dim() == labels_in.dim();
+  const bool keep = features_in.sizes() == labels_in.sizes() || (native_layout && library_broadcasts);
+  const at::Tensor features = keep ? features_in : features_in.expand(shape);
+  const at::Tensor labels = keep ? labels_in : labels_in.expand(shape);
+  if (native_layout) {
     RunKernel(features, labels, loss, backprop, rank == 2 ? ACL_FORMAT_ND : ACL_FORMAT_NCHW);
     return {loss, backprop};
   }
