@@ -1,4 +1,5 @@
-"""Results through the torch ops are bit-identical for any ACLNN_PORTABLE_NUM_THREADS."""
+"""Results through the torch ops are bit-identical for any ACLNN_PORTABLE_NUM_THREADS, and for
+the portable kernels (ACLNN_PORTABLE_ISA=scalar) against the default dispatch."""
 import os
 import subprocess
 import sys
@@ -21,16 +22,21 @@ print(h.hexdigest())
 """
 
 
-def _digest(threads):
+def _digest(threads=None, isa=None):
     env = dict(os.environ)
-    env.pop("ACLNN_PORTABLE_NUM_THREADS", None)
-    if threads is not None:
-        env["ACLNN_PORTABLE_NUM_THREADS"] = str(threads)
+    for name, value in (("ACLNN_PORTABLE_NUM_THREADS", threads), ("ACLNN_PORTABLE_ISA", isa)):
+        env.pop(name, None)
+        if value is not None:
+            env[name] = str(value)
     out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, cwd="/", check=True,
                          capture_output=True, text=True)
     return out.stdout.strip()
 
 
 def test_bit_identical_across_thread_counts():
-    digests = {t: _digest(t) for t in (None, 1, 3, 8)}
+    digests = {t: _digest(threads=t) for t in (None, 1, 3, 8)}
     assert len(set(digests.values())) == 1, digests
+
+
+def test_bit_identical_portable_kernels():
+    assert _digest(isa="scalar", threads=2) == _digest(threads=2)
