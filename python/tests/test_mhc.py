@@ -246,3 +246,12 @@ def test_seed_spellings():
     assert_bits_equal(mhc_post(x, h), mhc_post_einsum(x, h))
     with pytest.raises(ValueError, match="num_streams"):
         ap.mhc_post_einsum(x, torch.empty(0))
+
+
+def test_ops_usable_from_torchscript():
+    @torch.jit.script
+    def block(x: torch.Tensor, h_post: torch.Tensor, h_pre: torch.Tensor) -> torch.Tensor:
+        return torch.ops.aclnn_portable.mhc_pre(torch.ops.aclnn_portable.mhc_post(x, h_post), h_pre)
+
+    x, hp, hq = make((2, 3, 8), torch.float32), torch.rand(4), torch.rand(4)
+    assert_bits_equal(block(x, hp, hq), ap.mhc_pre(ap.mhc_post(x, hp), hq))
