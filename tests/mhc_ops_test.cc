@@ -1,0 +1,272 @@
+// mhc_post / mhc_pre / mhc_post backward values, through the C entry points: the seed's shapes in
+// every dtype, edge shapes, every strategy, blockDim, thread counts and ISAs; guard bytes after
+// every output. References are independent scalar loops (mhc_test_util.h).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "mhc_test_util.h"
+#include "ops/mhc/mhc_kernels.h"
+#include "ops/mhc/mhc_tiling.h"
+#include "platform/platform_info.h"
+
+using namespace mhc_test;
+using aclnn_portable::MhcDtype;
+using aclnn_portable::MhcOp;
+using aclnn_portable::MhcStrategy;
+using aclnn_portable::MhcTiling;
+
+namespace {
+
+uint64_t SeedOf(int64_t B, int64_t S, int64_t D, int64_t N) {
+  return static_cast<uint64_t>(((B * 131 + S) * 131 + D) * 131 + N);
+}
+
+MhcDtype ToMhc(Dt dt) { return dt == Dt::kFp32 ? MhcDtype::kFp32 : (dt == Dt::kFp16 ? MhcDtype::kFp16 : MhcDtype::kBf16); }
+
+// Fails with the first differing element of two byte arrays of `elem`-byte values.
+void ExpectSameElements(const uint8_t* got, const uint8_t* want, size_t n, size_t elem, const std::string& what) {
+  if (std::memcmp(got, want, n * elem) == 0) return;
+  for (size_t i = 0; i < n; ++i)
+    if (std::memcmp(got + i * elem, want + i * elem, elem) != 0) {
+      uint32_t g = 0, w = 0;
+      std::memcpy(&g, got + i * elem, elem);
+      std::memcpy(&w, want + i * elem, elem);
+      ADD_FAILURE() << what << ": element " << i << " has bits 0x" << std::hex << g << ", want 0x" << w;
+      return;
+    }
+}
+
+struct PostData {
+  GuardedBuffer x, h, out, want;
+  PostData(const DtypeCase& c, int64_t B, int64_t E, int64_t N, size_t outOffset = 0)
+      : x(B * E * c.elem), h(N * c.hElem), out(B * N * E * c.elem, outOffset), want(B * N * E * c.elem) {}
+};
+
+void CheckPost(const DtypeCase& c, int64_t B, int64_t S, int64_t D, int64_t N, uint32_t blockDim = 0) {
+  const int64_t E = S * D;
+  PostData d(c, B, E, N);
+  aclnn_test::Rng rng(SeedOf(B, S, D, N));
+  FillRandom(c.dt, false, d.x.ptr(), B * E, rng, -3, 3);
+  FillRandom(c.dt, true, d.h.ptr(), N, rng, -1.5, 1.5);
+  c.post(blockDim, nullptr, d.x.ptr(), d.h.ptr(), d.out.ptr(), B, S, D, N);
+  ASSERT_EQ(RecentMessage(), "");
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t s = 0; s < N; ++s)
+      for (int64_t e = 0; e < E; ++e) ExpectedPost(c.dt, d.x.ptr(), b * E + e, d.h.ptr(), s, d.want.ptr(), (b * N + s) * E + e);
+  const std::string what = std::string("post ") + c.name + " (" + std::to_string(B) + "," + std::to_string(S) + "," +
+                           std::to_string(D) + ")xN=" + std::to_string(N) + " blockDim=" + std::to_string(blockDim);
+  ExpectSameElements(d.out.ptr(), d.want.ptr(), B * N * E, c.elem, what);
+  EXPECT_TRUE(d.out.GuardsIntact()) << what;
+}
+
+void CheckPre(const DtypeCase& c, int64_t B, int64_t S, int64_t D, int64_t N, uint32_t blockDim = 0) {
+  const int64_t E = S * D;
+  GuardedBuffer x(B * N * E * c.elem), h(N * c.hElem), out(B * E * c.elem);
+  aclnn_test::Rng rng(SeedOf(B, S, D, N) + 1);
+  FillRandom(c.dt, false, x.ptr(), B * N * E, rng, -3, 3);
+  FillRandom(c.dt, true, h.ptr(), N, rng, -1.5, 1.5);
+  c.pre(blockDim, nullptr, x.ptr(), h.ptr(), out.ptr(), B, S, D, N);
+  ASSERT_EQ(RecentMessage(), "");
+  const std::string what = std::string("pre ") + c.name + " (" + std::to_string(B) + "," + std::to_string(S) + "," +
+                           std::to_string(D) + ")xN=" + std::to_string(N);
+  CheckReduced(c.dt, x.ptr(), h.ptr(), out.ptr(), B, E, N, what);
+  EXPECT_TRUE(out.GuardsIntact()) << what;
+}
+
+// grad_h tolerance: fp32 lanes sum at most 64 fma terms per block, 4 more adds reduce 16 lanes,
+// the double sum of blocks is exact to 2^-53, and the result is rounded once to fp32.
+double GradHTolerance(double ref, double mag) { return 72 * 0x1p-24 * mag + 0x1p-24 * std::fabs(ref) + 1e-37; }
+
+void CheckBackward(const DtypeCase& c, int64_t B, int64_t S, int64_t D, int64_t N, uint32_t blockDim = 0) {
+  const int64_t E = S * D;
+  GuardedBuffer go(B * N * E * c.elem), x(B * E * c.elem), h(N * c.hElem), gi(B * E * c.elem), gh(N * 4);
+  aclnn_test::Rng rng(SeedOf(B, S, D, N) + 2);
+  FillRandom(c.dt, false, go.ptr(), B * N * E, rng, -2, 2);
+  FillRandom(c.dt, false, x.ptr(), B * E, rng, -2, 2);
+  FillRandom(c.dt, true, h.ptr(), N, rng, -1.5, 1.5);
+  c.backward(blockDim, nullptr, go.ptr(), x.ptr(), h.ptr(), gi.ptr(), gh.ptr(), B, S, D, N);
+  ASSERT_EQ(RecentMessage(), "");
+  const std::string what = std::string("backward ") + c.name + " (" + std::to_string(B) + "," + std::to_string(S) +
+                           "," + std::to_string(D) + ")xN=" + std::to_string(N);
+  CheckReduced(c.dt, go.ptr(), h.ptr(), gi.ptr(), B, E, N, what + " grad_input");
+  std::vector<double> ref, mag;
+  ReferenceGradH(c.dt, go.ptr(), x.ptr(), B, E, N, &ref, &mag);
+  for (int64_t s = 0; s < N; ++s) {
+    float got;
+    std::memcpy(&got, gh.ptr() + 4 * s, 4);
+    EXPECT_NEAR(got, ref[s], GradHTolerance(ref[s], mag[s])) << what << " grad_h[" << s << "]";
+  }
+  EXPECT_TRUE(gi.GuardsIntact()) << what;
+  EXPECT_TRUE(gh.GuardsIntact()) << what;
+}
+
+void CheckAllOps(int64_t B, int64_t S, int64_t D, int64_t N, uint32_t blockDim = 0) {
+  for (const DtypeCase& c : AllDtypes()) {
+    CheckPost(c, B, S, D, N, blockDim);
+    CheckPre(c, B, S, D, N, blockDim);
+    CheckBackward(c, B, S, D, N, blockDim);
+  }
+}
+
+}  // namespace
+
+TEST(MhcOps, SeedShapesAllDtypes) {
+  CheckAllOps(2, 64, 256, 4);
+  CheckAllOps(4, 32, 128, 8);
+}
+
+TEST(MhcOps, SeedShapesOnEveryIsa) {
+  for (aclnn_portable::Isa isa : aclnn_test::SupportedIsas()) {
+    SCOPED_TRACE(aclnn_portable::IsaName(isa));
+    aclnn_test::ScopedIsa scoped(isa);
+    CheckAllOps(2, 64, 256, 4);
+  }
+}
+
+TEST(MhcOps, UnalignedDims) {
+  for (int64_t dim : {1, 7, 13, 15, 63, 127}) CheckAllOps(2, 3, dim, 3);
+}
+
+TEST(MhcOps, BoundaryShapes) {
+  CheckAllOps(1, 5, 33, 4);   // batch 1
+  CheckAllOps(3, 1, 17, 2);   // seq 1
+  CheckAllOps(1, 1, 1, 1);
+  CheckAllOps(1, 3, 1100, 2); // rows longer than a tile alignment unit, odd tail
+}
+
+TEST(MhcOps, AnyNumberOfStreams) {
+  for (int64_t n : {1, 2, 3, 4, 8, 9, 16, 64}) CheckAllOps(2, 3, 37, n);
+}
+
+TEST(MhcOps, BlockDimValues) {
+  for (uint32_t blockDim : {1u, 2u, 3u, 7u, 1000u}) CheckAllOps(2, 16, 300, 3, blockDim);
+}
+
+// Post's special values: zeros, infinities, NaN, subnormals, products that overflow or underflow.
+TEST(MhcOps, PostSpecialValues) {
+  const float xs[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 65504.0f, -65504.0f, 6e-8f, 1e-7f, 3.0e38f,
+                      -1e-38f, 1.0f, 0.5f, 2049.0f, 1e-5f, 123.456f, 7.0f};
+  const float hs[] = {1.5f, -0.0f, 1e-3f, 4.0f, NAN};
+  const int64_t E = sizeof(xs) / sizeof(xs[0]), N = sizeof(hs) / sizeof(hs[0]);
+  for (const DtypeCase& c : AllDtypes()) {
+    PostData d(c, 1, E, N);
+    for (int64_t i = 0; i < E; ++i) SetValue(c.dt, false, d.x.ptr(), i, xs[i]);
+    for (int64_t s = 0; s < N; ++s) SetValue(c.dt, true, d.h.ptr(), s, hs[s]);
+    c.post(0, nullptr, d.x.ptr(), d.h.ptr(), d.out.ptr(), 1, 1, E, N);
+    ASSERT_EQ(RecentMessage(), "");
+    for (int64_t s = 0; s < N; ++s)
+      for (int64_t e = 0; e < E; ++e) ExpectedPost(c.dt, d.x.ptr(), e, d.h.ptr(), s, d.want.ptr(), s * E + e);
+    ExpectSameElements(d.out.ptr(), d.want.ptr(), N * E, c.elem, std::string("special post ") + c.name);
+    EXPECT_TRUE(d.out.GuardsIntact());
+  }
+}
+
+// Shapes that select each strategy on a 2-core machine; the plan is asserted, then the values.
+TEST(MhcOps, EachStrategyOnTwoCores) {
+  aclnn_test::ScopedThreads threads(2);
+  const auto platform = aclnn_portable::CurrentPlatform();
+  ASSERT_EQ(platform.coreNum, 2);
+  struct Case {
+    int64_t B, S, D, N;
+    MhcStrategy strategy;
+  };
+  for (const Case& k : {Case{1, 1, 1000, 160, MhcStrategy::kPerStream}, Case{1, 2, 500, 100, MhcStrategy::kPerStream},
+                        Case{2, 64, 256, 4, MhcStrategy::kReadOnce}, Case{1, 256, 1024, 4, MhcStrategy::kReadOnce}}) {
+    for (const DtypeCase& c : AllDtypes()) {
+      const MhcTiling plan = aclnn_portable::PlanMhc(MhcOp::kPost, ToMhc(c.dt), {k.B, k.S, k.D, k.N}, 0, platform);
+      EXPECT_EQ(plan.strategy, k.strategy) << c.name << " " << k.B << "," << k.S << "," << k.D << "," << k.N;
+      EXPECT_EQ(plan.usedCores, 2);
+      CheckPost(c, k.B, k.S, k.D, k.N);
+    }
+  }
+  // B = 1 with one long row still keeps both cores busy, for every op.
+  for (MhcOp op : {MhcOp::kPost, MhcOp::kPre, MhcOp::kPostBackward}) {
+    const MhcTiling plan = aclnn_portable::PlanMhc(op, MhcDtype::kFp32, {1, 256, 1024, 4}, 0, platform);
+    EXPECT_GE(plan.numTasks, 2);
+    EXPECT_EQ(plan.usedCores, 2);
+  }
+  CheckPre(AllDtypes()[0], 1, 256, 1024, 4);
+  CheckBackward(AllDtypes()[0], 1, 256, 1024, 4);
+}
+
+// Pre, grad_input and grad_h have the same bits for every thread count and ISA, although the
+// tiling (task count) changes with the thread count.
+TEST(MhcOps, BitIdenticalAcrossThreadsAndIsas) {
+  const int64_t B = 3, S = 37, D = 1000, N = 5, E = S * D;
+  {
+    const auto p1 = aclnn_portable::PlanMhc(MhcOp::kPostBackward, MhcDtype::kFp32, {B, S, D, N}, 0, {1, 512 * 1024});
+    const auto p8 = aclnn_portable::PlanMhc(MhcOp::kPostBackward, MhcDtype::kFp32, {B, S, D, N}, 0, {8, 512 * 1024});
+    ASSERT_NE(p1.numTasks, p8.numTasks);  // otherwise this test would not exercise the claim
+  }
+  for (const DtypeCase& c : AllDtypes()) {
+    GuardedBuffer go(B * N * E * c.elem), x(B * E * c.elem), h(N * c.hElem);
+    aclnn_test::Rng rng(99);
+    FillRandom(c.dt, false, go.ptr(), B * N * E, rng, -2, 2);
+    FillRandom(c.dt, false, x.ptr(), B * E, rng, -2, 2);
+    FillRandom(c.dt, true, h.ptr(), N, rng, -1, 1);
+    uint64_t want = 0;
+    bool first = true;
+    for (aclnn_portable::Isa isa : aclnn_test::SupportedIsas()) {
+      aclnn_test::ScopedIsa scopedIsa(isa);
+      for (int threads : {1, 2, 3, 8}) {
+        aclnn_test::ScopedThreads scopedThreads(threads);
+        GuardedBuffer gi(B * E * c.elem), gh(N * 4), pre(B * E * c.elem);
+        c.backward(0, nullptr, go.ptr(), x.ptr(), h.ptr(), gi.ptr(), gh.ptr(), B, S, D, N);
+        c.pre(0, nullptr, go.ptr(), h.ptr(), pre.ptr(), B, S, D, N);
+        ASSERT_EQ(RecentMessage(), "");
+        const uint64_t hash = aclnn_test::HashBytes(gh.ptr(), gh.size()) ^
+                              (aclnn_test::HashBytes(gi.ptr(), gi.size()) * 3) ^
+                              (aclnn_test::HashBytes(pre.ptr(), pre.size()) * 7);
+        if (first) want = hash;
+        first = false;
+        EXPECT_EQ(hash, want) << c.name << " " << aclnn_portable::IsaName(isa) << " threads=" << threads;
+        EXPECT_EQ(std::memcmp(gi.ptr(), pre.ptr(), gi.size()), 0) << "grad_input must equal mhc_pre(grad_out, h)";
+      }
+    }
+  }
+}
+
+// The non-temporal store path (head alignment, misaligned outputs) on every ISA, run directly on
+// the kernels with a plan for a small cache so that a small output already streams.
+TEST(MhcOps, StreamingStoresAnyAlignment) {
+  const aclnn_portable::PlatformInfo smallCache{2, 4096};
+  const int64_t B = 2, S = 66, D = 1000, N = 2, E = S * D;
+  for (const DtypeCase& c : AllDtypes()) {
+    const MhcTiling post = aclnn_portable::PlanMhc(MhcOp::kPost, ToMhc(c.dt), {B, S, D, N}, 0, smallCache);
+    const MhcTiling pre = aclnn_portable::PlanMhc(MhcOp::kPre, ToMhc(c.dt), {B, S, D, N}, 0, smallCache);
+    ASSERT_TRUE(post.streamStores);
+    ASSERT_TRUE(pre.streamStores);
+    for (size_t offset : {size_t{0}, size_t{2}, size_t{1}, size_t{36}}) {
+      for (aclnn_portable::Isa isa : aclnn_test::SupportedIsas()) {
+        // Pointers that are not element-aligned are only exercised where the vector code accesses
+        // them through unaligned intrinsics (the portable build indexes typed pointers).
+        if (offset % 2 != 0 && isa == aclnn_portable::Isa::kScalar) continue;
+        aclnn_test::ScopedIsa scoped(isa);
+        SCOPED_TRACE(std::string(c.name) + " offset " + std::to_string(offset) + " " + aclnn_portable::IsaName(isa));
+        PostData d(c, B, E, N, offset);
+        aclnn_test::Rng rng(5 + offset);
+        FillRandom(c.dt, false, d.x.ptr(), B * E, rng, -3, 3);
+        FillRandom(c.dt, true, d.h.ptr(), N, rng, -2, 2);
+        namespace ap = aclnn_portable;
+        const ap::MhcPostTaskFn postFn = [] { using namespace ap; return ACLNN_ISA_SELECT(MhcPostTask); }();
+        const ap::MhcPreTaskFn preFn = [] { using namespace ap; return ACLNN_ISA_SELECT(MhcPreTask); }();
+        const ap::MhcPostArgs postArgs{d.x.ptr(), d.h.ptr(), d.out.ptr()};
+        for (int64_t t = 0; t < post.numTasks; ++t) postFn(post, postArgs, t);
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t s = 0; s < N; ++s)
+            for (int64_t e = 0; e < E; ++e)
+              ExpectedPost(c.dt, d.x.ptr(), b * E + e, d.h.ptr(), s, d.want.ptr(), (b * N + s) * E + e);
+        ExpectSameElements(d.out.ptr(), d.want.ptr(), B * N * E, c.elem, "streamed post");
+        EXPECT_TRUE(d.out.GuardsIntact());
+        // pre reduces the post output back; checked against the fma chain and fp64.
+        GuardedBuffer reduced(B * E * c.elem, offset);
+        const ap::MhcPreArgs preArgs{d.out.ptr(), d.h.ptr(), reduced.ptr()};
+        for (int64_t t = 0; t < pre.numTasks; ++t) preFn(pre, preArgs, t);
+        CheckReduced(c.dt, d.out.ptr(), d.h.ptr(), reduced.ptr(), B, E, N, "streamed pre");
+        EXPECT_TRUE(reduced.GuardsIntact());
+      }
+    }
+  }
+}
