@@ -80,7 +80,9 @@ def machine_info(args, torch, lib, load_start, load_end, seconds):
         "torch_parallel": _torch_backend(torch), "onednn": lib.bp_dnnl_version().decode(),
         "revision": rev, "load_start": load_start, "load_end": load_end, "seconds": seconds,
         "mode": "quick" if args.quick else "full", "reps": args.reps,
-        "filter": args.filter,
+        "filter": args.filter, "nice": os.nice(0),
+        "omp_env": " ".join("%s=%s" % (k, os.environ[k]) for k in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY",
+                                                                  "GOMP_SPINCOUNT") if k in os.environ),
     }
 
 
@@ -173,7 +175,7 @@ def evaluate_targets(results, meta):
         targets.append({"name": "SCE [4,1048576] uses all %d cores (speed-up over 1 thread >= %.1fx)"
                         % (meta["threads"], need), "pass": bool(s and s >= need),
                         "summary": "1 thread %s, %d threads %s: %s" % (
-                            _ms(one), meta["threads"], _ms(r["ours"]), ("%.2fx" % s) if s else "n/a"),
+                            _ms(one), meta["threads"], _ms(r["ours"]), ("%.3fx" % s) if s else "n/a"),
                         "details": [], "note": ""})
     add("SCE NCHW >= 60% of roofline", [r for r in sce if r["case"]["nchw"]], pct, 60, p)
     rows_t = [r for r in sce if r["ours"] and r["torch"]]
@@ -377,12 +379,19 @@ METHOD = """\
   fit in the caches the copy is in-cache too, so the roofline tracks the cache bandwidth.
   "% of roofline" = memcpy time / our time.
 * **Protocol**: per implementation one warm-up call, a correctness check of a few rows against
-  an fp64 reference (column *check*: ok and the relative error; peers are listed only when they
-  are off), a calibration so that one sample lasts at least {min_sample} ms, then {reps}
+  an fp64 reference (column *check*: ok and the largest error relative to the largest reference
+  value; tolerance fp32 1e-4, fp16 4e-3, bf16 2e-2; peers are listed only when they are off,
+  e.g. PyTorch's bf16 forms that round log_softmax to bf16 before exp), a calibration so that one sample lasts at least {min_sample} ms, then {reps}
   samples per implementation, interleaved and in rotating order, with a 2 ms pause between
   implementations (so another runtime's spinning threads are asleep). Every figure is the
   **median** of its samples; *spread* is (max − min) / median of ours' samples. The latency row
   times every call separately (steady_clock around each call) and reports the median of all.
+* **Threads**: the same count everywhere: `ACLNN_PORTABLE_NUM_THREADS` (ours),
+  `torch.set_num_threads` (PyTorch), `OMP_NUM_THREADS` (oneDNN, memcpy; PyTorch shares the same
+  libgomp). libgomp workers are set to spin about as long as ours before sleeping
+  (`GOMP_SPINCOUNT=20000`, unless you set it or `OMP_WAIT_POLICY`): with libgomp's default a
+  spinning worker holds a core that its partner needs, and on this shared, loaded 2-core machine
+  that made every parallel region of the peers cost a scheduler slice (~20 ms for a 5 MiB copy).
 * "Speed-up" = peer time / our time (> 1: ours is faster). "In cache": bytes moved ≤ all L2 + L3
   ({cache}).
 """
@@ -430,7 +439,7 @@ def write(results, meta, out_path, chart_path, args):
            " `ACLNN_PORTABLE_NUM_THREADS`).", "",
            "## Method", "",
            METHOD.format(malloc=" ".join("%s=%s" % kv for kv in sorted(m["malloc_env"].items())),
-                         min_sample="%.0f" % (args.min_sample_ms or (8 if args.quick else 20)),
+                         min_sample="%.0f" % (args.min_sample_ms or (3 if args.quick else 5)),
                          reps=m["reps"], cache=_human(m["cache_total"])),
            "## Machine", "",
            "| | |", "|---|---|",
@@ -441,13 +450,15 @@ def write(results, meta, out_path, chart_path, args):
            "| PyTorch | %s (ATen parallel backend: %s), Python %s |" % (m["torch"], m["torch_parallel"], m["python"]),
            "| oneDNN | %s |" % m["onednn"],
            "| system | Linux %s, %s |" % (m["kernel"], m["glibc"]),
+           "| process | niceness %d; %s; %s |" % (m["nice"], m["omp_env"],
+                                                " ".join("%s=%s" % kv for kv in sorted(m["malloc_env"].items()))),
            "| load average | %.2f at start, %.2f at end (1 min; the machine is shared, so figures are noisy) |"
            % (m["load_start"][0], m["load_end"][0]), "",
            "## Targets", "",
            "```", summary, "```", "",
            ]
     if chart_ok:
-        doc += ["![speed-ups and % of roofline](%s)" % os.path.relpath(chart_path, os.path.dirname(out_path)), ""]
+        doc += ["![speed-ups and %% of roofline](%s)" % os.path.relpath(chart_path, os.path.dirname(out_path)), ""]
     if sce_rows:
         doc += ["## SoftmaxCrossEntropyWithLogits", "",
                 "Times are per call, in ms. oneDNN computes only the softmax forward (less work than"
