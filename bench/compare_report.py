@@ -382,7 +382,8 @@ METHOD = """\
   an fp64 reference (column *check*: ok and the largest error relative to the largest reference
   value; tolerance fp32 1e-4, fp16 4e-3, bf16 2e-2; peers are listed only when they are off,
   e.g. PyTorch's bf16 forms that round log_softmax to bf16 before exp), a calibration so that one sample lasts at least {min_sample} ms, then {reps}
-  samples per implementation, interleaved and in rotating order, with a 2 ms pause between
+  samples per implementation (a peer whose call takes ≥ 0.25 s gets at most 3; with `--quick` 1,
+  and calls ≥ 50 ms at most 3), interleaved and in rotating order, with a 2 ms pause between
   implementations (so another runtime's spinning threads are asleep). Every figure is the
   **median** of its samples; *spread* is (max − min) / median of ours' samples. The latency row
   times every call separately (steady_clock around each call) and reports the median of all.
