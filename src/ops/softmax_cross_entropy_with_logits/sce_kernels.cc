@@ -1,0 +1,403 @@
+// SoftmaxCrossEntropyWithLogits kernels (one copy per ISA; see sce_tiling.h for the variants).
+// Every sum has a fixed order defined in terms of lanes, chunks and classes only, so the bits
+// are the same for any ISA, thread count and block split.
+// GCC 12 reports its own AVX-512 intrinsics (_mm512_undefined_*) as uninitialised.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#include "ops/softmax_cross_entropy_with_logits/sce_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "numeric/half.h"
+#include "numeric/simd.h"
+
+namespace aclnn_portable {
+namespace ACLNN_ISA_NS {
+namespace {
+
+using simd::Vf;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr int kL = simd::kLanes;
+// The lane path sums classes in blocks of this many (a sum of short sums instead of one long
+// one: error ~ (block + C / block) ulp instead of C ulp for large NCHW C).
+constexpr int64_t kLaneBlock = 32;
+// The lane path keeps exp values for reuse when C * 16 floats fit this scratch.
+constexpr int64_t kLaneScratchC = 256;
+
+inline Vf Fold4(Vf a, Vf b, Vf c, Vf d) { return simd::Add(simd::Add(a, b), simd::Add(c, d)); }
+
+// ---- row path (kRows) ---------------------------------------------------------------------
+
+// One row of features or labels: contiguous classes, or one value broadcast over the row.
+template <typename T, bool kScalar>
+struct RowIn {
+  const T* p;
+  float v;  // kScalar: the row's value
+  RowIn(const T* ptr) : p(ptr), v(kScalar ? ToFloat(ptr[0]) : 0.0f) {}
+  RowIn Skip(int64_t i) const { RowIn r = *this; if constexpr (!kScalar) r.p = p + i; return r; }
+  Vf At(int64_t i) const {
+    if constexpr (kScalar) return simd::Set(v);
+    else return simd::LoadAs(p + i);
+  }
+  Vf Tail(int64_t i, int n, float fill) const {
+    if constexpr (kScalar) {
+      alignas(64) float t[kL];
+      for (int l = 0; l < kL; ++l) t[l] = l < n ? v : fill;
+      return simd::Load(t);
+    } else {
+      return simd::LoadAsN(p + i, n, fill);
+    }
+  }
+};
+
+struct ChunkStat {
+  float m, s;
+};
+
+// Max and sum of exp(x - max) over one chunk of n <= kSceChunk classes. Vector j of the chunk
+// goes to accumulator j % 4, tails are padded with -inf. es (optional) receives exp(x - max).
+template <typename In>
+ChunkStat ChunkStats(const In& x, int64_t n, float* es) {
+  const int64_t nv = n / kL;
+  const int tail = static_cast<int>(n % kL);
+  Vf mx[4] = {simd::Set(-kInf), simd::Set(-kInf), simd::Set(-kInf), simd::Set(-kInf)};
+  int64_t j = 0;
+  for (; j + 4 <= nv; j += 4) {
+    mx[0] = simd::Max(mx[0], x.At(kL * j));
+    mx[1] = simd::Max(mx[1], x.At(kL * (j + 1)));
+    mx[2] = simd::Max(mx[2], x.At(kL * (j + 2)));
+    mx[3] = simd::Max(mx[3], x.At(kL * (j + 3)));
+  }
+  for (; j < nv; ++j) mx[j & 3] = simd::Max(mx[j & 3], x.At(kL * j));
+  if (tail) mx[nv & 3] = simd::Max(mx[nv & 3], x.Tail(kL * nv, tail, -kInf));
+  const float m = simd::ReduceMax(simd::Max(simd::Max(mx[0], mx[1]), simd::Max(mx[2], mx[3])));
+  // An all -inf chunk sums exp(x - 0) = 0 (a NaN in it still shows); +inf gives NaN.
+  const Vf M = simd::Set(m == -kInf ? 0.0f : m);
+  Vf sa[4] = {simd::Zero(), simd::Zero(), simd::Zero(), simd::Zero()};
+  auto step = [&](int64_t jj, Vf& acc) {
+    const Vf e = simd::Exp(simd::Sub(x.At(kL * jj), M));
+    if (es) simd::Store(es + kL * jj, e);
+    acc = simd::Add(acc, e);
+  };
+  j = 0;
+  for (; j + 4 <= nv; j += 4) {
+    step(j, sa[0]);
+    step(j + 1, sa[1]);
+    step(j + 2, sa[2]);
+    step(j + 3, sa[3]);
+  }
+  for (; j < nv; ++j) step(j, sa[j & 3]);
+  if (tail) {
+    const Vf e = simd::Exp(simd::Sub(x.Tail(kL * nv, tail, -kInf), M));
+    if (es) simd::Store(es + kL * nv, e);
+    sa[nv & 3] = simd::Add(sa[nv & 3], e);
+  }
+  return {m, simd::ReduceSum(Fold4(sa[0], sa[1], sa[2], sa[3]))};
+}
+
+// Writes backprop = exp(x - m) / s - y over one chunk and returns its loss part
+// sum y * (L - (x - m)) (per element, so 0 * inf is NaN as in TensorFlow). es: the exp values
+// from ChunkStats of the same chunk with the same m (single-chunk rows), else recomputed.
+template <typename T, typename InX, typename InY>
+float ChunkApply(const InX& x, const InY& y, T* bp, int64_t n, const SceRowRecord& row,
+                 const float* es) {
+  const int64_t nv = n / kL;
+  const int tail = static_cast<int>(n % kL);
+  const Vf M = simd::Set(row.m), S = simd::Set(row.sf), L = simd::Set(row.L);
+  Vf la[4] = {simd::Zero(), simd::Zero(), simd::Zero(), simd::Zero()};
+  auto step = [&](int64_t jj, Vf& acc) {
+    const Vf xv = x.At(kL * jj), yv = y.At(kL * jj);
+    const Vf z = simd::Sub(xv, M);
+    const Vf e = es ? simd::Load(es + kL * jj) : simd::Exp(z);
+    simd::StoreAs(bp + kL * jj, simd::Sub(simd::Div(e, S), yv));
+    acc = simd::Add(acc, simd::Mul(yv, simd::Sub(L, z)));
+  };
+  int64_t j = 0;
+  for (; j + 4 <= nv; j += 4) {
+    step(j, la[0]);
+    step(j + 1, la[1]);
+    step(j + 2, la[2]);
+    step(j + 3, la[3]);
+  }
+  for (; j < nv; ++j) step(j, la[j & 3]);
+  if (tail) {
+    const Vf xv = x.Tail(kL * nv, tail, 0.0f), yv = y.Tail(kL * nv, tail, 0.0f);
+    const Vf z = simd::Sub(xv, M);
+    const Vf e = es ? simd::Load(es + kL * nv) : simd::Exp(z);
+    simd::StoreAsN(bp + kL * nv, simd::Sub(simd::Div(e, S), yv), tail);
+    la[nv & 3] = simd::Add(la[nv & 3], simd::Mul(yv, simd::Sub(L, z)));
+  }
+  return simd::ReduceSum(Fold4(la[0], la[1], la[2], la[3]));
+}
+
+inline int64_t ChunkLen(const SceTiling& t, int64_t c) {
+  return c == t.rLoopTime - 1 ? t.rLoopTile : kSceChunk;
+}
+
+template <typename T, bool kXS, bool kYS>
+void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
+  const int64_t R = k.tiling.R;
+  alignas(64) float es[kSceChunk];
+  const T* xb = static_cast<const T*>(k.x);
+  const T* yb = static_cast<const T*>(k.y);
+  T* bpb = static_cast<T*>(k.bp);
+  T* lb = static_cast<T*>(k.loss);
+  for (int64_t a = a0; a < a1; ++a) {
+    const RowIn<T, kXS> x(xb + a * k.xRowStride);
+    const RowIn<T, kYS> y(yb + a * k.yRowStride);
+    T* bp = bpb + a * k.bpRowStride;
+    SceOnline online;
+    double loss = 0.0;
+    if (R <= kSceChunk) {  // FullLoad: the row stays in L1 between the passes
+      const ChunkStat st = ChunkStats(x, R, es);
+      online.Add(st.m, st.s);
+      loss += ChunkApply(x, y, bp, R, online.Finish(), es);
+    } else {  // SplitR: online (max, sum) per chunk, then one apply pass
+      for (int64_t c = 0; c < k.tiling.rLoopTime; ++c) {
+        const ChunkStat st = ChunkStats(x.Skip(c * kSceChunk), ChunkLen(k.tiling, c), nullptr);
+        online.Add(st.m, st.s);
+      }
+      const SceRowRecord row = online.Finish();
+      for (int64_t c = 0; c < k.tiling.rLoopTime; ++c)
+        loss += ChunkApply(x.Skip(c * kSceChunk), y.Skip(c * kSceChunk), bp + c * kSceChunk,
+                           ChunkLen(k.tiling, c), row, nullptr);
+    }
+    lb[a * k.lossStride] = FromFloat<T>(static_cast<float>(loss));
+  }
+}
+
+template <typename T, bool kXS, bool kYS>
+void SplitPhase(const SceKernelArgs& k, int phase, int64_t task) {
+  const SceTiling& t = k.tiling;
+  const int64_t K = t.rLoopTime;
+  if (phase == 1 || phase == 3) {  // per row: combine chunk stats / chunk loss parts in order
+    const int64_t a = task;
+    const SceChunkRecord* rec = k.chunks + a * K;
+    if (phase == 1) {
+      SceOnline online;
+      for (int64_t c = 0; c < K; ++c) online.Add(rec[c].m, rec[c].s);
+      k.rows[a] = online.Finish();
+    } else {
+      double loss = 0.0;
+      for (int64_t c = 0; c < K; ++c) loss += rec[c].lossPart;
+      static_cast<T*>(k.loss)[a * k.lossStride] = FromFloat<T>(static_cast<float>(loss));
+    }
+    return;
+  }
+  const int64_t a = task / K, c = task % K;
+  const RowIn<T, kXS> x = RowIn<T, kXS>(static_cast<const T*>(k.x) + a * k.xRowStride).Skip(c * kSceChunk);
+  SceChunkRecord& rec = k.chunks[task];
+  if (phase == 0) {
+    const ChunkStat st = ChunkStats(x, ChunkLen(t, c), nullptr);
+    rec.m = st.m;
+    rec.s = st.s;
+  } else {
+    const RowIn<T, kYS> y =
+        RowIn<T, kYS>(static_cast<const T*>(k.y) + a * k.yRowStride).Skip(c * kSceChunk);
+    T* bp = static_cast<T*>(k.bp) + a * k.bpRowStride + c * kSceChunk;
+    rec.lossPart = ChunkApply(x, y, bp, ChunkLen(t, c), k.rows[a], nullptr);
+  }
+}
+
+// ---- lane path (kPackedRows, kNchwLanes): 16 rows or positions in the lanes ----------------
+
+inline Vf LogLanes(Vf s) {
+  alignas(64) float v[kL];
+  simd::Store(v, s);
+  for (int l = 0; l < kL; ++l) v[l] = static_cast<float>(std::log(static_cast<double>(v[l])));
+  return simd::Load(v);
+}
+
+// lx(c), ly(c): the 16 lanes of class c; sb(c, v) stores backprop of class c. Classes are
+// walked in order, in blocks of kLaneBlock. es: C * 16 floats of scratch, or null.
+template <typename LX, typename LY, typename SB>
+Vf LanesCore(int64_t C, LX lx, LY ly, SB sb, float* es) {
+  Vf m = lx(0);
+  for (int64_t c = 1; c < C; ++c) m = simd::Max(m, lx(c));
+  Vf s = simd::Zero();
+  for (int64_t c0 = 0; c0 < C; c0 += kLaneBlock) {
+    const int64_t c1 = std::min(C, c0 + kLaneBlock);
+    Vf b = simd::Zero();
+    for (int64_t c = c0; c < c1; ++c) {
+      const Vf e = simd::Exp(simd::Sub(lx(c), m));
+      if (es) simd::Store(es + kL * c, e);
+      b = simd::Add(b, e);
+    }
+    s = simd::Add(s, b);
+  }
+  const Vf L = LogLanes(s);
+  Vf loss = simd::Zero();
+  for (int64_t c0 = 0; c0 < C; c0 += kLaneBlock) {
+    const int64_t c1 = std::min(C, c0 + kLaneBlock);
+    Vf b = simd::Zero();
+    for (int64_t c = c0; c < c1; ++c) {
+      const Vf yv = ly(c);
+      const Vf z = simd::Sub(lx(c), m);
+      const Vf e = es ? simd::Load(es + kL * c) : simd::Exp(z);
+      sb(c, simd::Sub(simd::Div(e, s), yv));
+      b = simd::Add(b, simd::Mul(yv, simd::Sub(L, z)));
+    }
+    loss = simd::Add(loss, b);
+  }
+  return loss;
+}
+
+// C in [2, 8]: a block of 16 rows is transposed into lanes (class-major scratch) and back.
+template <typename T, int kC>
+void PackedRows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
+  const T* xb = static_cast<const T*>(k.x);
+  const T* yb = static_cast<const T*>(k.y);
+  T* bpb = static_cast<T*>(k.bp);
+  T* lb = static_cast<T*>(k.loss);
+  const int64_t xcs = k.xScalar ? 0 : 1, ycs = k.yScalar ? 0 : 1;
+  alignas(64) float X[kC * kL], Y[kC * kL], B[kC * kL], E[kC * kL], Lo[kL];
+  for (int64_t blk = a0; blk < a1; blk += kL) {
+    const int nr = static_cast<int>(std::min<int64_t>(kL, a1 - blk));
+    for (int r = 0; r < kL; ++r) {
+      if (r < nr) {
+        const T* xr = xb + (blk + r) * k.xRowStride;
+        const T* yr = yb + (blk + r) * k.yRowStride;
+        for (int c = 0; c < kC; ++c) {
+          X[c * kL + r] = ToFloat(xr[c * xcs]);
+          Y[c * kL + r] = ToFloat(yr[c * ycs]);
+        }
+      } else {
+        for (int c = 0; c < kC; ++c) X[c * kL + r] = Y[c * kL + r] = 0.0f;
+      }
+    }
+    const Vf loss = LanesCore(
+        kC, [&](int64_t c) { return simd::Load(X + c * kL); },
+        [&](int64_t c) { return simd::Load(Y + c * kL); },
+        [&](int64_t c, Vf v) { simd::Store(B + c * kL, v); }, E);
+    simd::Store(Lo, loss);
+    for (int r = 0; r < nr; ++r) {
+      T* br = bpb + (blk + r) * k.bpRowStride;
+      for (int c = 0; c < kC; ++c) br[c] = FromFloat<T>(B[c * kL + r]);
+      lb[(blk + r) * k.lossStride] = FromFloat<T>(Lo[r]);
+    }
+  }
+}
+
+template <typename T, bool kFull>
+void NchwRun(const SceKernelArgs& k, const T* x, const T* y, T* bp, T* loss, int n, float* es) {
+  const int64_t C = k.tiling.R, HW = k.tiling.HW;
+  const Vf l = LanesCore(
+      C,
+      [&](int64_t c) {
+        if constexpr (kFull) return simd::LoadAs(x + c * HW);
+        else return simd::LoadAsN(x + c * HW, n, 0.0f);
+      },
+      [&](int64_t c) {
+        if constexpr (kFull) return simd::LoadAs(y + c * HW);
+        else return simd::LoadAsN(y + c * HW, n, 0.0f);
+      },
+      [&](int64_t c, Vf v) {
+        if constexpr (kFull) simd::StoreAs(bp + c * HW, v);
+        else simd::StoreAsN(bp + c * HW, v, n);
+      },
+      es);
+  if constexpr (kFull) simd::StoreAs(loss, l);
+  else simd::StoreAsN(loss, l, n);
+}
+
+template <typename T>
+void NchwLanes(const SceKernelArgs& k, int64_t p0, int64_t p1) {
+  const int64_t C = k.tiling.R, HW = k.tiling.HW;
+  alignas(64) float es[kLaneScratchC * kL];
+  float* scratch = C <= kLaneScratchC ? es : nullptr;
+  const T* xb = static_cast<const T*>(k.x);
+  const T* yb = static_cast<const T*>(k.y);
+  T* bpb = static_cast<T*>(k.bp);
+  T* lb = static_cast<T*>(k.loss);
+  for (int64_t p = p0; p < p1;) {
+    const int64_t n = p / HW, hw = p % HW;
+    const int run = static_cast<int>(std::min<int64_t>({kL, HW - hw, p1 - p}));
+    const int64_t off = n * C * HW + hw;
+    if (run == kL) NchwRun<T, true>(k, xb + off, yb + off, bpb + off, lb + p, run, scratch);
+    else NchwRun<T, false>(k, xb + off, yb + off, bpb + off, lb + p, run, scratch);
+    p += run;
+  }
+}
+
+// ---- trivial class counts -----------------------------------------------------------------
+
+template <typename T>
+void OneClass(const SceKernelArgs& k, int64_t a0, int64_t a1) {
+  const T* xb = static_cast<const T*>(k.x);
+  const T* yb = static_cast<const T*>(k.y);
+  T* bpb = static_cast<T*>(k.bp);
+  T* lb = static_cast<T*>(k.loss);
+  for (int64_t a = a0; a < a1; ++a) {
+    const float x = ToFloat(xb[a * k.xRowStride]), y = ToFloat(yb[a * k.yRowStride]);
+    const float z = x - x;  // 0, or NaN for inf / NaN logits; softmax = exp(z) / exp(z)
+    bpb[a * k.bpRowStride] = FromFloat<T>((1.0f + z) - y);
+    lb[a * k.lossStride] = FromFloat<T>(0.0f + y * (0.0f - z));
+  }
+}
+
+template <typename T>
+void ZeroClasses(const SceKernelArgs& k, int64_t a0, int64_t a1) {
+  T* lb = static_cast<T*>(k.loss);
+  for (int64_t a = a0; a < a1; ++a) lb[a * k.lossStride] = FromFloat<T>(0.0f);
+}
+
+template <typename T>
+void RunBlockT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
+  switch (k.tiling.kernel) {
+    case SceKernel::kNone: return;
+    case SceKernel::kZeroClasses: return ZeroClasses<T>(k, a0, a1);
+    case SceKernel::kOneClass: return OneClass<T>(k, a0, a1);
+    case SceKernel::kNchwLanes: return NchwLanes<T>(k, a0, a1);
+    case SceKernel::kPackedRows:
+      switch (k.tiling.R) {
+        case 2: return PackedRows<T, 2>(k, a0, a1);
+        case 3: return PackedRows<T, 3>(k, a0, a1);
+        case 4: return PackedRows<T, 4>(k, a0, a1);
+        case 5: return PackedRows<T, 5>(k, a0, a1);
+        case 6: return PackedRows<T, 6>(k, a0, a1);
+        case 7: return PackedRows<T, 7>(k, a0, a1);
+        case 8: return PackedRows<T, 8>(k, a0, a1);
+        default: return;  // the planner never picks PackedRows for other C
+      }
+    case SceKernel::kRows:
+      if (k.xScalar) {
+        if (k.yScalar) return Rows<T, true, true>(k, a0, a1);
+        return Rows<T, true, false>(k, a0, a1);
+      }
+      if (k.yScalar) return Rows<T, false, true>(k, a0, a1);
+      return Rows<T, false, false>(k, a0, a1);
+  }
+}
+
+template <typename T>
+void SplitT(const SceKernelArgs& k, int phase, int64_t task) {
+  if (k.xScalar) {
+    if (k.yScalar) return SplitPhase<T, true, true>(k, phase, task);
+    return SplitPhase<T, true, false>(k, phase, task);
+  }
+  if (k.yScalar) return SplitPhase<T, false, true>(k, phase, task);
+  return SplitPhase<T, false, false>(k, phase, task);
+}
+
+}  // namespace
+
+void SceRunBlock(const SceKernelArgs& k, int64_t a0, int64_t a1) {
+  switch (k.dtype) {
+    case SceDtype::kFloat: return RunBlockT<float>(k, a0, a1);
+    case SceDtype::kHalf: return RunBlockT<Half>(k, a0, a1);
+    case SceDtype::kBf16: return RunBlockT<BFloat16>(k, a0, a1);
+  }
+}
+
+void SceSplitPhase(const SceKernelArgs& k, int phase, int64_t task) {
+  switch (k.dtype) {
+    case SceDtype::kFloat: return SplitT<float>(k, phase, task);
+    case SceDtype::kHalf: return SplitT<Half>(k, phase, task);
+    case SceDtype::kBf16: return SplitT<BFloat16>(k, phase, task);
+  }
+}
+
+}  // namespace ACLNN_ISA_NS
+}  // namespace aclnn_portable

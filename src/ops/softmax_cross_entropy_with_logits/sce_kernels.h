@@ -1,0 +1,67 @@
+// SoftmaxCrossEntropyWithLogits kernels, compiled once per ISA (sce_kernels.cc). A kernel gets
+// the tiling and resolved pointers; it never allocates, validates or spawns threads. The API
+// layer runs the entry points as tasks of the thread pool (blockIdx = task).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "ops/softmax_cross_entropy_with_logits/sce_tiling.h"
+#include "platform/dispatch.h"
+
+namespace aclnn_portable {
+
+enum class SceDtype : int32_t { kFloat = 0, kHalf = 1, kBf16 = 2 };
+
+// Element pointers to element 0 of each (dense or gathered) tensor. ND: row a of features at
+// x + a * xRowStride, classes contiguous (xScalar: one value per row broadcast over the classes;
+// xRowStride 0: one row broadcast over N). NCHW: dense [N, R, HW], loss dense [N, HW].
+struct SceKernelArgs {
+  const void* x = nullptr;
+  const void* y = nullptr;
+  void* bp = nullptr;
+  void* loss = nullptr;
+  int64_t xRowStride = 0, yRowStride = 0, bpRowStride = 0, lossStride = 1;
+  bool xScalar = false, yScalar = false;
+  SceDtype dtype = SceDtype::kFloat;
+  SceTiling tiling;
+  SceChunkRecord* chunks = nullptr;  // splitRAcrossCores: [A][rLoopTime]
+  SceRowRecord* rows = nullptr;      // splitRAcrossCores: [A]
+};
+
+// Row statistics from the per-chunk (max, sum of exp(x - max)) pairs, folded in chunk order in
+// double. Shared by the serial SplitR path and the cross-core one, so both give the same bits.
+// An all -inf chunk reports s = 0 and is skipped; NaN or +inf poison S (as in TensorFlow).
+struct SceOnline {
+  float m = -std::numeric_limits<float>::infinity();
+  double S = 0.0;
+  void Add(float mk, float sk) {
+    if (mk > m) {
+      S = S * std::exp(static_cast<double>(m) - static_cast<double>(mk)) + sk;
+      m = mk;
+    } else if (mk != -std::numeric_limits<float>::infinity()) {
+      S += static_cast<double>(sk) * std::exp(static_cast<double>(mk) - static_cast<double>(m));
+    }
+  }
+  SceRowRecord Finish() const {
+    SceRowRecord r{};
+    r.S = S;
+    r.m = m;
+    r.sf = static_cast<float>(S);
+    r.L = static_cast<float>(std::log(S));
+    return r;
+  }
+};
+
+// kZeroClasses / kOneClass / kPackedRows / kRows (serial SplitR included): rows [a0, a1).
+// kNchwLanes: positions [a0, a1) of the flattened [N, HW].
+ACLNN_DECLARE_FOR_EACH_ISA(void SceRunBlock(const SceKernelArgs& k, int64_t a0, int64_t a1))
+// splitRAcrossCores, in four phases run one after the other (task ranges in brackets):
+//   0 [A * rLoopTime]: chunk (max, sum) of task = row * rLoopTime + chunk into k.chunks;
+//   1 [A]: fold a row's chunks in order into k.rows;
+//   2 [A * rLoopTime]: backprop of the chunk and its loss part into k.chunks;
+//   3 [A]: the row's loss, its chunk parts summed in order in double.
+ACLNN_DECLARE_FOR_EACH_ISA(void SceSplitPhase(const SceKernelArgs& k, int phase, int64_t task))
+
+}  // namespace aclnn_portable

@@ -1,0 +1,109 @@
+#include "ops/softmax_cross_entropy_with_logits/sce_tiling.h"
+
+#include <algorithm>
+
+namespace aclnn_portable {
+namespace {
+
+constexpr uint64_t kAlign = 64;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+uint64_t AlignUp(uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+
+// Places `bytes` at the end of the workspace; returns its offset.
+uint64_t Carve(SceTiling& t, uint64_t bytes) {
+  if (bytes == 0) return 0;
+  const uint64_t off = t.workspaceBytes;
+  t.workspaceBytes = AlignUp(off + bytes);
+  return off;
+}
+
+}  // namespace
+
+SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
+  SceTiling t;
+  const bool nchw = p.layout == SceLayout::kNCHW;
+  t.HW = nchw ? p.H * p.W : 1;
+  t.A = p.N * t.HW;
+  t.R = p.C;
+  t.featuresBrc = !nchw && (p.featuresN != p.N || p.featuresC != p.C);
+  t.labelsBrc = !nchw && (p.labelsN != p.N || p.labelsC != p.C);
+  if (t.A == 0) return t;  // Empty: nothing to compute, nothing to write, no workspace
+
+  const bool lanes = nchw && t.HW > 1;  // NCHW with H*W == 1 is ND
+  if (t.R == 0) t.kernel = SceKernel::kZeroClasses;
+  else if (t.R == 1) t.kernel = SceKernel::kOneClass;
+  else if (lanes) t.kernel = SceKernel::kNchwLanes;
+  else if (t.R <= kScePackedMaxC) t.kernel = SceKernel::kPackedRows;
+  else t.kernel = SceKernel::kRows;
+
+  const bool split = t.kernel == SceKernel::kRows && t.R > kSceChunk;
+  t.schId = split ? SceSchedule::kSplitR : SceSchedule::kFullLoad;
+  if (split) {
+    t.rUbNumFactor = kSceChunk;
+    t.rLoopTime = CeilDiv(t.R, kSceChunk);
+    t.rLoopTile = t.R % kSceChunk == 0 ? kSceChunk : t.R % kSceChunk;
+  }
+
+  // Seed 3.2.1.3, with a floor on the work per core so small problems stay on the caller.
+  const int64_t cores = std::max<int32_t>(platform.coreNum, 1);
+  const int64_t rowElems = std::max<int64_t>(t.R, 1);
+  const int64_t minRows = std::max<int64_t>(1, kSceMinElemsPerCore / rowElems);
+  t.useCoreNum = std::max<int64_t>(1, std::min({t.A, cores, CeilDiv(t.A, minRows)}));
+  t.blockFactor = CeilDiv(t.A, t.useCoreNum);
+  // Lanes hold 16 rows / positions: blocks start on a multiple of 16 so only the last is partial.
+  if (t.kernel == SceKernel::kPackedRows || t.kernel == SceKernel::kNchwLanes)
+    t.blockFactor = CeilDiv(t.blockFactor, 16) * 16;
+  t.realCoreNum = CeilDiv(t.A, t.blockFactor);
+  t.tailBlockFactor = t.A - t.blockFactor * (t.realCoreNum - 1);
+
+  // Beyond the seed: too few rows to fill the cores with long rows -> (row, chunk) tasks.
+  if (split && t.A < cores) {
+    t.splitRAcrossCores = true;
+    t.splitTasks = t.A * t.rLoopTime;
+    // The seed's block split, over (row, chunk) tasks instead of rows.
+    t.useCoreNum = std::min<int64_t>(cores, t.splitTasks);
+    t.blockFactor = CeilDiv(t.splitTasks, t.useCoreNum);
+    t.realCoreNum = CeilDiv(t.splitTasks, t.blockFactor);
+    t.tailBlockFactor = t.splitTasks - t.blockFactor * (t.realCoreNum - 1);
+  }
+
+  const uint64_t es = static_cast<uint64_t>(p.dtypeBytes);
+  const uint64_t full = static_cast<uint64_t>(p.N * t.R * t.HW) * es;
+  if (p.gatherFeatures) t.wsFeatures = static_cast<uint64_t>(p.featuresN * p.featuresC * t.HW) * es;
+  if (p.gatherLabels) t.wsLabels = static_cast<uint64_t>(p.labelsN * p.labelsC * t.HW) * es;
+  if (p.scatterBackprop) t.wsBackprop = full;
+  if (p.scatterLoss) t.wsLoss = static_cast<uint64_t>(t.A) * es;
+  if (t.splitRAcrossCores)
+    t.wsSplit = static_cast<uint64_t>(t.splitTasks) * sizeof(SceChunkRecord) +
+                static_cast<uint64_t>(t.A) * sizeof(SceRowRecord);
+  t.offFeatures = Carve(t, t.wsFeatures);
+  t.offLabels = Carve(t, t.wsLabels);
+  t.offBackprop = Carve(t, t.wsBackprop);
+  t.offLoss = Carve(t, t.wsLoss);
+  t.offSplit = Carve(t, t.wsSplit);
+  return t;
+}
+
+const char* SceKernelName(SceKernel k) {
+  switch (k) {
+    case SceKernel::kNone: return "None";
+    case SceKernel::kZeroClasses: return "ZeroClasses";
+    case SceKernel::kOneClass: return "OneClass";
+    case SceKernel::kPackedRows: return "PackedRows";
+    case SceKernel::kRows: return "Rows";
+    case SceKernel::kNchwLanes: return "NchwLanes";
+  }
+  return "?";
+}
+
+const char* SceScheduleName(SceSchedule s) {
+  switch (s) {
+    case SceSchedule::kEmpty: return "Empty";
+    case SceSchedule::kFullLoad: return "FullLoad";
+    case SceSchedule::kSplitR: return "SplitR";
+  }
+  return "?";
+}
+
+}  // namespace aclnn_portable

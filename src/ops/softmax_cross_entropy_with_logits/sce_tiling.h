@@ -1,0 +1,93 @@
+// SoftmaxCrossEntropyWithLogits planner (seed 3.2.1.3-3.2.1.5): a pure function of the problem
+// (shapes, which tensors need a copy, dtype size) and PlatformInfo -> tiling + kernel variant.
+//
+// The math of a row is fixed by R (the class count) alone, never by the platform, so every
+// machine, thread count and ISA writes the same bits:
+//   R == 0          kZeroClasses: loss = 0 (the empty sum), backprop empty
+//   R == 1          kOneClass:    loss = y*(0 - z), backprop = (1 + z) - y with z = x - x
+//                                 (exactly 0 and 1 - y for finite x; NaN for inf/NaN as in TF)
+//   2 <= R <= 8     kPackedRows:  16 rows transposed into the 16 lanes, classes walked in order
+//   R >= 9          kRows:        chunks of kSceChunk classes; one chunk = FullLoad (3 passes
+//                                 from L1), more = SplitR (online (max, sum) per chunk, combined
+//                                 in chunk order in double, then one apply pass)
+//   NCHW, H*W > 1   kNchwLanes:   lanes = 16 consecutive positions, classes walked with stride
+//                                 H*W (the same lane algorithm as kPackedRows)
+// SplitR rows with fewer rows than cores also split R across cores (splitRAcrossCores): the
+// same per-chunk quantities, computed as (row, chunk) tasks and combined in chunk order.
+#pragma once
+
+#include <cstdint>
+
+#include "platform/platform_info.h"
+
+namespace aclnn_portable {
+
+// Fixed chunk of the class dimension (elements). A constant, never derived from the platform:
+// it fixes the accumulation order. 4096 x (x, y, backprop, fp32 exp) <= 64 KiB fits every UB.
+constexpr int64_t kSceChunk = 4096;
+// Largest class count of the packed small-C path.
+constexpr int64_t kScePackedMaxC = 8;
+// A core is only used when it gets at least this many elements: waking a worker costs more
+// than computing a small problem (the CANN sample [16, 4] runs on the caller alone).
+constexpr int64_t kSceMinElemsPerCore = 32768;
+
+enum class SceLayout : int32_t { kND = 0, kNCHW = 1 };
+enum class SceSchedule : int32_t { kEmpty = 0, kFullLoad = 1, kSplitR = 2 };
+enum class SceKernel : int32_t {
+  kNone = 0,  // empty: nothing to run
+  kZeroClasses,
+  kOneClass,
+  kPackedRows,
+  kRows,
+  kNchwLanes,
+};
+
+// The problem as the planner sees it (after validation and broadcasting).
+struct SceProblem {
+  SceLayout layout = SceLayout::kND;
+  int32_t dtypeBytes = 4;
+  int64_t N = 0, C = 0, H = 1, W = 1;  // broadcast shape; ND: H = W = 1
+  int64_t featuresN = 0, featuresC = 0;  // ND input shapes (broadcast when 1 != N or C)
+  int64_t labelsN = 0, labelsC = 0;
+  // Tensors whose views the kernels cannot address directly: inputs gathered into the
+  // workspace, outputs computed into it and scattered.
+  bool gatherFeatures = false, gatherLabels = false;
+  bool scatterBackprop = false, scatterLoss = false;
+};
+
+struct SceTiling {
+  SceSchedule schId = SceSchedule::kEmpty;
+  SceKernel kernel = SceKernel::kNone;
+  // Seed names: A logical rows (ND: N; NCHW: N*H*W positions), R classes.
+  int64_t A = 0, R = 0;
+  int64_t HW = 1;  // NCHW: class stride and positions per image; ND: 1
+  int64_t useCoreNum = 0, blockFactor = 0, realCoreNum = 0, tailBlockFactor = 0;
+  // SplitR: the class chunk, chunks per row, the last chunk's length.
+  int64_t rUbNumFactor = 0, rLoopTime = 0, rLoopTile = 0;
+  // SplitR with A < coreNum: (row, chunk) tasks on all cores; blockFactor, realCoreNum and
+  // tailBlockFactor then count tasks (row * rLoopTime + chunk), not rows.
+  bool splitRAcrossCores = false;
+  int64_t splitTasks = 0;
+  // Issue 7 (seed tilingKey bits): an input broadcast along N and/or C.
+  bool featuresBrc = false, labelsBrc = false;
+  // Workspace layout (bytes, each part 64-byte aligned; 0 when absent).
+  uint64_t wsFeatures = 0, wsLabels = 0, wsBackprop = 0, wsLoss = 0, wsSplit = 0;
+  uint64_t offFeatures = 0, offLabels = 0, offBackprop = 0, offLoss = 0, offSplit = 0;
+  uint64_t workspaceBytes = 0;
+};
+
+// Per (row, chunk) record of the cross-core SplitR path, and per row.
+struct SceChunkRecord {
+  float m, s, lossPart, pad;
+};
+struct SceRowRecord {
+  double S;
+  float m, L, sf, pad;
+};
+
+SceTiling PlanSce(const SceProblem& problem, const PlatformInfo& platform);
+
+const char* SceKernelName(SceKernel k);
+const char* SceScheduleName(SceSchedule s);
+
+}  // namespace aclnn_portable

@@ -1,0 +1,435 @@
+// SoftmaxCrossEntropyWithLogits results through the public API against an fp64 reference:
+// TensorFlow's known values, the DESIGN §8 shape matrix in every dtype and both layouts,
+// special values, strided views with untouched gaps, in place, broadcasting, empty tensors,
+// executors and streams, and identical bits for every thread count and ISA.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sce_test_util.h"
+
+using namespace sce_test;
+
+namespace {
+
+constexpr aclDataType kDtypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+
+const char* Name(aclDataType dt) { return dt == ACL_FLOAT ? "fp32" : dt == ACL_FLOAT16 ? "fp16" : "bf16"; }
+
+aclnnStatus RunSce(HostTensor& f, HostTensor& l, HostTensor& loss, HostTensor& bp,
+                   aclrtStream stream = nullptr, uint64_t* ws_out = nullptr) {
+  uint64_t ws = 0;
+  aclOpExecutor* ex = nullptr;
+  aclnnStatus st = aclnnSoftmaxCrossEntropyWithLogitsGetWorkspaceSize(f.handle, l.handle, loss.handle,
+                                                                     bp.handle, &ws, &ex);
+  if (st != ACLNN_SUCCESS) return st;
+  if (ws_out) *ws_out = ws;
+  std::vector<uint8_t> w(ws + 1);
+  st = aclnnSoftmaxCrossEntropyWithLogits(ws ? w.data() : nullptr, ws, ex, stream);
+  if (st == ACLNN_SUCCESS && stream) aclrtSynchronizeStream(stream);
+  return st;
+}
+
+void Fill(HostTensor& t, aclnn_test::Rng& rng, double lo, double hi) {
+  for (int64_t i = 0; i < t.Numel(); ++i) t.Set(i, rng.Uniform(lo, hi));
+}
+
+// Expects loss/backprop to match the reference computed from the inputs' values x, y.
+void ExpectMatches(const HostTensor& loss, const HostTensor& bp, const std::vector<int64_t>& fdims,
+                   const std::vector<double>& x, const std::vector<int64_t>& ldims,
+                   const std::vector<double>& y, bool nchw, const std::string& what) {
+  const Reference ref = ComputeReference(fdims, x, ldims, y, nchw);
+  const aclDataType dt = loss.dt;
+  int bad = 0;
+  for (size_t i = 0; i < ref.loss.size() && bad < 5; ++i) {
+    const double got = loss.Get(i);
+    if (!Close(dt, got, ref.loss[i], std::max(std::fabs(ref.loss[i]), ref.loss_scale[i]), 1e-5)) {
+      ++bad;
+      ADD_FAILURE() << what << " loss[" << i << "] = " << got << ", reference " << ref.loss[i];
+    }
+  }
+  for (size_t i = 0; i < ref.bp.size() && bad < 5; ++i) {
+    const double got = bp.Get(i);
+    if (!Close(dt, got, ref.bp[i], ref.scale[i], 16 * 5.96e-8)) {
+      ++bad;
+      ADD_FAILURE() << what << " backprop[" << i << "] = " << got << ", reference " << ref.bp[i]
+                    << " (scale " << ref.scale[i] << ")";
+    }
+  }
+}
+
+struct Case {
+  aclDataType dt;
+  std::vector<int64_t> fdims, ldims;
+  bool nchw = false;
+  Layout fl = Layout::kDense, ll = Layout::kDense, lossl = Layout::kDense, bpl = Layout::kDense;
+  double lo = -5, hi = 5;
+  uint64_t seed = 1;
+};
+
+std::string Describe(const Case& c) {
+  std::string s = std::string(Name(c.dt)) + (c.nchw ? " NCHW [" : " ND [");
+  for (int64_t d : c.fdims) s += std::to_string(d) + ",";
+  s += "] labels [";
+  for (int64_t d : c.ldims) s += std::to_string(d) + ",";
+  s += "] layouts " + std::to_string(int(c.fl)) + std::to_string(int(c.ll)) + std::to_string(int(c.lossl)) +
+       std::to_string(int(c.bpl));
+  return s;
+}
+
+std::vector<int64_t> BroadcastOf(const Case& c) {
+  if (c.nchw) return c.fdims;
+  return {std::max(c.fdims[0], c.ldims[0]), std::max(c.fdims[1], c.ldims[1])};
+}
+
+void RunCase(const Case& c) {
+  const aclFormat fmt = c.nchw ? ACL_FORMAT_NCHW : ACL_FORMAT_ND;
+  const std::vector<int64_t> b = BroadcastOf(c);
+  const std::vector<int64_t> lossdims = c.nchw ? std::vector<int64_t>{b[0], b[2], b[3]} : std::vector<int64_t>{b[0]};
+  HostTensor f(c.dt, c.fdims, c.fl, fmt), l(c.dt, c.ldims, c.ll, fmt);
+  HostTensor loss(c.dt, lossdims, c.lossl, ACL_FORMAT_ND), bp(c.dt, b, c.bpl, fmt);
+  aclnn_test::Rng rng(c.seed);
+  Fill(f, rng, c.lo, c.hi);
+  Fill(l, rng, 0, 1);
+  const std::vector<double> x = f.Values(), y = l.Values();
+  ASSERT_EQ(RunSce(f, l, loss, bp), ACLNN_SUCCESS) << Describe(c) << ": " << aclGetRecentErrMsg();
+  ExpectMatches(loss, bp, c.fdims, x, c.ldims, y, c.nchw, Describe(c));
+  EXPECT_TRUE(f.GapsUntouched() && l.GapsUntouched()) << Describe(c);
+  EXPECT_TRUE(loss.GapsUntouched()) << Describe(c) << " loss gaps written";
+  EXPECT_TRUE(bp.GapsUntouched()) << Describe(c) << " backprop gaps written";
+  EXPECT_EQ(f.Values(), x) << Describe(c) << " features changed";
+}
+
+}  // namespace
+
+TEST(SceKnownValues, TensorFlowXent) {
+  // TensorFlow xent_op_test testXent known values.
+  for (aclDataType dt : kDtypes) {
+    HostTensor f(dt, {2, 4}), l(dt, {2, 4}), loss(dt, {2}), bp(dt, {2, 4});
+    const double xs[] = {1, 1, 1, 1, 1, 2, 3, 4}, ys[] = {0, 0, 0, 1, 0, .5, .5, 0};
+    for (int i = 0; i < 8; ++i) { f.Set(i, xs[i]); l.Set(i, ys[i]); }
+    ASSERT_EQ(RunSce(f, l, loss, bp), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    const double tol = dt == ACL_FLOAT ? 1e-6 : dt == ACL_FLOAT16 ? 2e-3 : 1.6e-2;
+    EXPECT_NEAR(loss.Get(0), 1.3862944, tol * 1.4) << Name(dt);
+    EXPECT_NEAR(loss.Get(1), 1.9401897, tol * 2) << Name(dt);
+    const double eb[] = {.25, .25, .25, -.75, .0320586, -.4128557, -.2631172, .6439143};
+    for (int i = 0; i < 8; ++i) EXPECT_NEAR(bp.Get(i), eb[i], tol) << Name(dt) << " " << i;
+    ExpectMatches(loss, bp, {2, 4}, f.Values(), {2, 4}, l.Values(), false, Name(dt));
+  }
+}
+
+TEST(SceKnownValues, SingleClass) {
+  for (aclDataType dt : kDtypes) {
+    HostTensor f(dt, {4, 1}), l(dt, {4, 1}), loss(dt, {4}), bp(dt, {4, 1});
+    const double xs[] = {1, -1, 0, 1}, ys[] = {-1, 0, 1, 1};
+    for (int i = 0; i < 4; ++i) { f.Set(i, xs[i]); l.Set(i, ys[i]); }
+    ASSERT_EQ(RunSce(f, l, loss, bp), ACLNN_SUCCESS);
+    const double eb[] = {2, 1, 0, 0};
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(loss.Get(i), 0.0) << Name(dt);
+      EXPECT_EQ(bp.Get(i), eb[i]) << Name(dt);
+    }
+  }
+}
+
+TEST(SceKnownValues, TensorFlowBroadcasts) {
+  for (aclDataType dt : kDtypes) {
+    const double tol = dt == ACL_FLOAT ? 2e-6 : dt == ACL_FLOAT16 ? 4e-3 : 3e-2;
+    {  // LabelsBroadcast: labels [[0,0,0,1]] with logits [[1,1,1,1],[1,2,3,4]]
+      HostTensor f(dt, {2, 4}), l(dt, {1, 4}), loss(dt, {2}), bp(dt, {2, 4});
+      const double xs[] = {1, 1, 1, 1, 1, 2, 3, 4}, ys[] = {0, 0, 0, 1};
+      for (int i = 0; i < 8; ++i) f.Set(i, xs[i]);
+      for (int i = 0; i < 4; ++i) l.Set(i, ys[i]);
+      ASSERT_EQ(RunSce(f, l, loss, bp), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+      EXPECT_NEAR(loss.Get(0), 1.3862944, tol) << Name(dt);
+      EXPECT_NEAR(loss.Get(1), 0.4401897, tol) << Name(dt);
+    }
+    {  // FeaturesBroadcast: features [[1,2,3,4]] with labels [[0,0,0,1],[0,.5,.5,0]]
+      HostTensor f(dt, {1, 4}), l(dt, {2, 4}), loss(dt, {2}), bp(dt, {2, 4});
+      const double xs[] = {1, 2, 3, 4}, ys[] = {0, 0, 0, 1, 0, .5, .5, 0};
+      for (int i = 0; i < 4; ++i) f.Set(i, xs[i]);
+      for (int i = 0; i < 8; ++i) l.Set(i, ys[i]);
+      ASSERT_EQ(RunSce(f, l, loss, bp), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+      EXPECT_NEAR(loss.Get(0), 0.4401897, tol) << Name(dt);
+      EXPECT_NEAR(loss.Get(1), 1.9401897, tol * 2) << Name(dt);
+    }
+  }
+}
+
+TEST(SceShapes, NdMatrix) {
+  const int64_t cs[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 1000, 1001, 32000, 131072, 1 << 20};
+  uint64_t seed = 10;
+  for (aclDataType dt : kDtypes)
+    for (int64_t C : cs) {
+      std::vector<int64_t> as = {1, 3, 17, 100, 1000};
+      if (C >= 1000) as = {1, 5};
+      if (C >= 32000) as = {1, 2};
+      if (C == (1 << 20)) as = {1};
+      for (int64_t A : as)
+        for (int range = 0; range < 2; ++range) {
+          if (C >= 32000 && range == 1 && dt != ACL_FLOAT) continue;
+          Case c{dt, {A, C}, {A, C}};
+          if (range == 1) { c.lo = 90; c.hi = 100; }  // a naive exp overflows
+          c.seed = ++seed;
+          RunCase(c);
+        }
+    }
+}
+
+TEST(SceShapes, NchwMatrix) {
+  uint64_t seed = 100;
+  for (aclDataType dt : kDtypes)
+    for (int64_t C : {1, 2, 3, 5, 8, 17, 31, 300})
+      for (auto hw : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {3, 5}, {16, 16}, {4, 33}})
+        for (int64_t N : {1, 3}) {
+          Case c{dt, {N, C, hw.first, hw.second}, {N, C, hw.first, hw.second}, true};
+          c.lo = (seed % 2) ? 90 : -5;
+          c.hi = c.lo + 10;
+          c.seed = ++seed;
+          RunCase(c);
+        }
+}
+
+TEST(SceViews, StridedAndTransposed) {
+  uint64_t seed = 300;
+  const Layout ls[] = {Layout::kDense, Layout::kPadded, Layout::kTransposed};
+  for (aclDataType dt : kDtypes)
+    for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{{37, 5}, {19, 40}, {3, 5000}})
+      for (Layout fl : ls)
+        for (Layout bl : ls) {
+          Case c{dt, dims, dims};
+          c.fl = fl;
+          c.ll = fl == Layout::kDense ? Layout::kPadded : Layout::kDense;
+          c.bpl = bl;
+          c.lossl = bl == Layout::kDense ? Layout::kDense : Layout::kPadded;
+          c.seed = ++seed;
+          RunCase(c);
+        }
+  for (aclDataType dt : kDtypes)
+    for (Layout fl : ls) {
+      Case c{dt, {2, 7, 5, 6}, {2, 7, 5, 6}, true};
+      c.fl = fl;
+      c.ll = Layout::kPadded;
+      c.bpl = fl;
+      c.lossl = Layout::kPadded;
+      c.seed = ++seed;
+      RunCase(c);
+    }
+}
+
+TEST(SceViews, InPlaceBackpropIsFeatures) {
+  uint64_t seed = 500;
+  for (aclDataType dt : kDtypes)
+    for (Layout lay : {Layout::kDense, Layout::kPadded, Layout::kTransposed})
+      for (const std::vector<int64_t>& dims :
+           std::vector<std::vector<int64_t>>{{40, 3}, {9, 100}, {2, 9000}, {2, 3, 4, 5}}) {
+        const bool nchw = dims.size() == 4;
+        const aclFormat fmt = nchw ? ACL_FORMAT_NCHW : ACL_FORMAT_ND;
+        HostTensor f(dt, dims, lay, fmt), l(dt, dims, Layout::kDense, fmt);
+        HostTensor loss(dt, nchw ? std::vector<int64_t>{2, 4, 5} : std::vector<int64_t>{dims[0]});
+        aclnn_test::Rng rng(++seed);
+        Fill(f, rng, -3, 3);
+        Fill(l, rng, 0, 1);
+        const std::vector<double> x = f.Values(), y = l.Values();
+        uint64_t ws = 0;
+        aclOpExecutor* ex = nullptr;
+        ASSERT_EQ(aclnnSoftmaxCrossEntropyWithLogitsGetWorkspaceSize(f.handle, l.handle, loss.handle,
+                                                                    f.handle, &ws, &ex), ACLNN_SUCCESS)
+            << aclGetRecentErrMsg();
+        std::vector<uint8_t> w(ws + 1);
+        ASSERT_EQ(aclnnSoftmaxCrossEntropyWithLogits(w.data(), ws, ex, nullptr), ACLNN_SUCCESS);
+        ExpectMatches(loss, f, dims, x, dims, y, nchw, std::string("in place ") + Name(dt));
+        EXPECT_TRUE(f.GapsUntouched());
+      }
+}
+
+TEST(SceSpecialValues, InfAndNanFollowTensorFlow) {
+  // -inf logit with label 0 -> NaN loss; +inf or NaN logit -> the whole row NaN. Checked
+  // against the reference (which follows the same formulas) in every path.
+  const double inf = INFINITY;
+  for (aclDataType dt : kDtypes)
+    for (int64_t C : {1, 3, 8, 40, 9000}) {
+      for (bool nchw : {false, true}) {
+        if (nchw && C > 40) continue;
+        std::vector<int64_t> dims = nchw ? std::vector<int64_t>{1, C, 2, 3} : std::vector<int64_t>{6, C};
+        const aclFormat fmt = nchw ? ACL_FORMAT_NCHW : ACL_FORMAT_ND;
+        HostTensor f(dt, dims, Layout::kDense, fmt), l(dt, dims, Layout::kDense, fmt);
+        HostTensor loss(dt, nchw ? std::vector<int64_t>{1, 2, 3} : std::vector<int64_t>{6}), bp(dt, dims, Layout::kDense, fmt);
+        aclnn_test::Rng rng(C);
+        Fill(f, rng, -2, 2);
+        Fill(l, rng, 0, 1);
+        // rows (ND) / positions (NCHW) 1..5: -inf with label 0, -inf with label > 0, +inf, NaN, all -inf
+        auto at = [&](int64_t row, int64_t c) { return nchw ? c * 6 + row : row * C + c; };
+        const int64_t c0 = C - 1;
+        f.Set(at(1, c0), -inf); l.Set(at(1, c0), 0);
+        f.Set(at(2, c0), -inf); l.Set(at(2, c0), 0.5);
+        f.Set(at(3, 0), inf);
+        f.Set(at(4, c0 / 2), NAN);
+        for (int64_t c = 0; c < C; ++c) f.Set(at(5, c), -inf);
+        const std::vector<double> x = f.Values(), y = l.Values();
+        ASSERT_EQ(RunSce(f, l, loss, bp), ACLNN_SUCCESS);
+        ExpectMatches(loss, bp, dims, x, dims, y, nchw, std::string("special ") + Name(dt) + " C=" + std::to_string(C));
+        EXPECT_TRUE(std::isnan(loss.Get(1)));
+        EXPECT_TRUE(std::isnan(loss.Get(3)) && std::isnan(bp.Get(at(3, 0))));
+        EXPECT_TRUE(std::isnan(loss.Get(4)));
+      }
+    }
+}
+
+TEST(SceSpecialValues, AllMinusInfChunkInLongRow) {
+  // A whole 4096-class chunk of -inf in a long row: it contributes nothing, the rest is finite.
+  HostTensor f(ACL_FLOAT, {1, 3 * 4096 + 5}), l(ACL_FLOAT, {1, 3 * 4096 + 5}), loss(ACL_FLOAT, {1}),
+      bp(ACL_FLOAT, {1, 3 * 4096 + 5});
+  aclnn_test::Rng rng(3);
+  Fill(f, rng, -1, 1);
+  Fill(l, rng, 0, 1);
+  for (int64_t c = 4096; c < 2 * 4096; ++c) { f.Set(c, -INFINITY); l.Set(c, 0.25); }
+  const std::vector<double> x = f.Values(), y = l.Values();
+  ASSERT_EQ(RunSce(f, l, loss, bp), ACLNN_SUCCESS);
+  ExpectMatches(loss, bp, f.dims, x, l.dims, y, false, "-inf chunk");
+  EXPECT_TRUE(std::isinf(loss.Get(0)));
+  EXPECT_EQ(bp.Get(5000), -0.25);
+}
+
+TEST(SceBroadcast, EveryPatternEveryDtype) {
+  uint64_t seed = 700;
+  const int64_t N = 37;
+  for (aclDataType dt : kDtypes)
+    for (int64_t C : {1, 3, 8, 20, 5000}) {
+      const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> pats = {
+          {{N, C}, {1, C}}, {{N, C}, {N, 1}}, {{N, C}, {1, 1}}, {{1, C}, {N, C}}, {{N, 1}, {N, C}},
+          {{1, 1}, {N, C}}, {{1, C}, {N, 1}}, {{N, 1}, {1, C}}, {{1, C}, {1, C}}};
+      for (const auto& [fd, ld] : pats)
+        for (Layout lay : {Layout::kDense, Layout::kPadded}) {
+          Case c{dt, fd, ld};
+          c.fl = lay;
+          c.ll = lay == Layout::kDense ? Layout::kPadded : Layout::kDense;
+          c.seed = ++seed;
+          RunCase(c);
+        }
+    }
+}
+
+TEST(SceBroadcast, SharedLabelsRowNeedsNoWorkspace) {
+  HostTensor f(ACL_FLOAT, {2000, 1000}), l(ACL_FLOAT, {1, 1000}), loss(ACL_FLOAT, {2000}), bp(ACL_FLOAT, {2000, 1000});
+  aclnn_test::Rng rng(9);
+  Fill(f, rng, -4, 4);
+  Fill(l, rng, 0, 0.002);
+  uint64_t ws = 99;
+  ASSERT_EQ(RunSce(f, l, loss, bp, nullptr, &ws), ACLNN_SUCCESS);
+  EXPECT_EQ(ws, 0u);
+  ExpectMatches(loss, bp, f.dims, f.Values(), l.dims, l.Values(), false, "shared labels");
+  // A transposed [1, C] labels row is gathered once: the workspace holds C elements, not N*C.
+  HostTensor lt(ACL_FLOAT, {1, 1000}, Layout::kPadded);
+  for (int64_t i = 0; i < 1000; ++i) lt.Set(i, l.Get(i));
+  ASSERT_EQ(RunSce(f, lt, loss, bp, nullptr, &ws), ACLNN_SUCCESS);
+  EXPECT_LE(ws, 1000u * 4 + 128);
+  ExpectMatches(loss, bp, f.dims, f.Values(), l.dims, l.Values(), false, "shared padded labels");
+}
+
+TEST(SceEmpty, NoRowsAndNoClasses) {
+  for (aclDataType dt : kDtypes) {
+    HostTensor f(dt, {0, 5}), l(dt, {0, 5}), loss(dt, {0}), bp(dt, {0, 5});
+    uint64_t ws = 7;
+    EXPECT_EQ(RunSce(f, l, loss, bp, nullptr, &ws), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    EXPECT_EQ(ws, 0u);
+    HostTensor f2(dt, {4, 0}), l2(dt, {4, 0}), loss2(dt, {4}, Layout::kPadded), bp2(dt, {4, 0});
+    EXPECT_EQ(RunSce(f2, l2, loss2, bp2), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(loss2.Get(i), 0.0);
+    EXPECT_TRUE(loss2.GapsUntouched());
+    HostTensor f3(dt, {0, 3, 4, 4}, Layout::kDense, ACL_FORMAT_NCHW), l3(dt, {0, 3, 4, 4}, Layout::kDense, ACL_FORMAT_NCHW);
+    HostTensor loss3(dt, {0, 4, 4}), bp3(dt, {0, 3, 4, 4}, Layout::kDense, ACL_FORMAT_NCHW);
+    EXPECT_EQ(RunSce(f3, l3, loss3, bp3), ACLNN_SUCCESS);
+  }
+}
+
+TEST(SceExecutor, WorkspaceNullOrTooSmallWritesNothing) {
+  HostTensor f(ACL_FLOAT, {8, 6}, Layout::kTransposed), l(ACL_FLOAT, {8, 6}), loss(ACL_FLOAT, {8}), bp(ACL_FLOAT, {8, 6});
+  aclnn_test::Rng rng(4);
+  Fill(f, rng, -1, 1);
+  Fill(l, rng, 0, 1);
+  const std::vector<uint8_t> loss0 = loss.storage, bp0 = bp.storage;
+  uint64_t ws = 0;
+  aclOpExecutor* ex = nullptr;
+  ASSERT_EQ(aclnnSoftmaxCrossEntropyWithLogitsGetWorkspaceSize(f.handle, l.handle, loss.handle, bp.handle, &ws, &ex), ACLNN_SUCCESS);
+  ASSERT_GT(ws, 0u);
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), ACLNN_SUCCESS);
+  EXPECT_EQ(aclnnSoftmaxCrossEntropyWithLogits(nullptr, ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("workspace"), std::string::npos);
+  std::vector<uint8_t> w(ws);
+  EXPECT_EQ(aclnnSoftmaxCrossEntropyWithLogits(w.data(), ws - 1, ex, nullptr), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("workspaceSize"), std::string::npos);
+  EXPECT_EQ(loss.storage, loss0);
+  EXPECT_EQ(bp.storage, bp0);
+  EXPECT_EQ(aclnnSoftmaxCrossEntropyWithLogits(w.data(), ws, ex, nullptr), ACLNN_SUCCESS);
+  ExpectMatches(loss, bp, f.dims, f.Values(), l.dims, l.Values(), false, "after retry");
+  EXPECT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
+}
+
+TEST(SceExecutor, RepeatableWithNewAddressesAndStreams) {
+  HostTensor f(ACL_FLOAT, {50, 30}), l(ACL_FLOAT, {50, 30}), loss(ACL_FLOAT, {50}), bp(ACL_FLOAT, {50, 30});
+  HostTensor f2(ACL_FLOAT, {50, 30});
+  aclnn_test::Rng rng(5);
+  Fill(f, rng, -1, 1);
+  Fill(f2, rng, 50, 60);
+  Fill(l, rng, 0, 1);
+  uint64_t ws = 0;
+  aclOpExecutor* ex = nullptr;
+  ASSERT_EQ(aclnnSoftmaxCrossEntropyWithLogitsGetWorkspaceSize(f.handle, l.handle, loss.handle, bp.handle, &ws, &ex), ACLNN_SUCCESS);
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), ACLNN_SUCCESS);
+  aclrtStream stream = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+  ASSERT_EQ(aclnnSoftmaxCrossEntropyWithLogits(nullptr, 0, ex, stream), ACLNN_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
+  ExpectMatches(loss, bp, f.dims, f.Values(), l.dims, l.Values(), false, "first run");
+  ASSERT_EQ(aclSetInputTensorAddr(ex, 0, f.handle, f2.storage.data()), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnSoftmaxCrossEntropyWithLogits(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  ExpectMatches(loss, bp, f.dims, f2.Values(), l.dims, l.Values(), false, "second run, new features");
+  // An address that makes an output overlap an input is rejected at launch, nothing written.
+  const std::vector<uint8_t> loss0 = loss.storage;
+  ASSERT_EQ(aclSetInputTensorAddr(ex, 1, l.handle, bp.storage.data()), ACLNN_SUCCESS);
+  EXPECT_EQ(aclnnSoftmaxCrossEntropyWithLogits(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("overlaps"), std::string::npos);
+  ASSERT_EQ(aclSetInputTensorAddr(ex, 1, l.handle, nullptr), ACLNN_SUCCESS);
+  EXPECT_EQ(aclnnSoftmaxCrossEntropyWithLogits(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_EQ(loss.storage, loss0);
+  EXPECT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
+  EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+}
+
+// Output bits for every thread count and ISA: one hash per shape.
+TEST(SceDeterminism, SameBitsForThreadsAndIsas) {
+  struct Shape { aclDataType dt; std::vector<int64_t> f, l; bool nchw; };
+  const std::vector<Shape> shapes = {
+      {ACL_FLOAT, {1000, 7}, {1000, 7}, false},   {ACL_BF16, {300, 1000}, {300, 1000}, false},
+      {ACL_FLOAT, {3, 20000}, {3, 20000}, false}, {ACL_FLOAT16, {2, 70000}, {1, 70000}, false},
+      {ACL_FLOAT, {2, 5, 7, 9}, {2, 5, 7, 9}, true}, {ACL_FLOAT, {33, 1}, {33, 1}, false},
+      {ACL_FLOAT, {70, 17}, {70, 1}, false},
+  };
+  for (const Shape& s : shapes) {
+    uint64_t want = 0;
+    for (aclnn_portable::Isa isa : aclnn_test::SupportedIsas())
+      for (int threads : {1, 2, 3, 8}) {
+        aclnn_test::ScopedThreads st(threads);
+        aclnn_test::ScopedIsa si(isa);
+        const aclFormat fmt = s.nchw ? ACL_FORMAT_NCHW : ACL_FORMAT_ND;
+        const std::vector<int64_t> b = {std::max(s.f[0], s.l[0]), std::max(s.f[1], s.l[1])};
+        const std::vector<int64_t> bd = s.nchw ? s.f : b;
+        HostTensor f(s.dt, s.f, Layout::kDense, fmt), l(s.dt, s.l, Layout::kDense, fmt);
+        HostTensor loss(s.dt, s.nchw ? std::vector<int64_t>{s.f[0], s.f[2], s.f[3]} : std::vector<int64_t>{b[0]});
+        HostTensor bp(s.dt, bd, Layout::kDense, fmt);
+        aclnn_test::Rng rng(77);
+        Fill(f, rng, -20, 20);
+        Fill(l, rng, 0, 1);
+        ASSERT_EQ(RunSce(f, l, loss, bp), ACLNN_SUCCESS);
+        const uint64_t h = aclnn_test::HashBytes(loss.storage.data(), loss.storage.size()) ^
+                           (aclnn_test::HashBytes(bp.storage.data(), bp.storage.size()) * 3);
+        if (want == 0) want = h;
+        EXPECT_EQ(h, want) << "isa " << aclnn_portable::IsaName(isa) << " threads " << threads
+                           << " shape " << s.f[0] << "x" << s.f[1];
+      }
+  }
+}

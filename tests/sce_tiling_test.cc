@@ -1,0 +1,147 @@
+// The SoftmaxCrossEntropyWithLogits planner, table-driven: named fields for a machine like this
+// one {2 cores, 512 KiB} and an Ascend-like {40, 192 KiB}.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ops/softmax_cross_entropy_with_logits/sce_tiling.h"
+
+using namespace aclnn_portable;
+
+namespace {
+
+constexpr PlatformInfo kThisLike{2, 512 * 1024};
+
+SceProblem Nd(int64_t N, int64_t C, int32_t bytes = 4) {
+  SceProblem p;
+  p.dtypeBytes = bytes;
+  p.N = p.featuresN = p.labelsN = N;
+  p.C = p.featuresC = p.labelsC = C;
+  return p;
+}
+SceProblem Nchw(int64_t N, int64_t C, int64_t H, int64_t W) {
+  SceProblem p = Nd(N, C);
+  p.layout = SceLayout::kNCHW;
+  p.H = H;
+  p.W = W;
+  return p;
+}
+
+struct Row {
+  std::string name;
+  SceProblem problem;
+  PlatformInfo platform;
+  SceSchedule schId;
+  SceKernel kernel;
+  int64_t A, R, useCoreNum, blockFactor, realCoreNum, tailBlockFactor;
+  int64_t rUbNumFactor, rLoopTime, rLoopTile;
+  bool splitRAcrossCores;
+  uint64_t workspaceBytes;
+};
+
+}  // namespace
+
+TEST(SceTiling, Table) {
+  using K = SceKernel;
+  using S = SceSchedule;
+  const std::vector<Row> rows = {
+      // name, problem, platform, schId, kernel, A, R, use, bf, real, tail, rUb, rLoop, rTile, xcore, ws
+      {"CANN sample [16,4]", Nd(16, 4), kThisLike, S::kFullLoad, K::kPackedRows, 16, 4, 1, 16, 1, 16, 0, 0, 0, false, 0},
+      {"[16,4] Ascend", Nd(16, 4), kAscendLikePlatform, S::kFullLoad, K::kPackedRows, 16, 4, 1, 16, 1, 16, 0, 0, 0, false, 0},
+      {"[4096,1000]", Nd(4096, 1000), kThisLike, S::kFullLoad, K::kRows, 4096, 1000, 2, 2048, 2, 2048, 0, 0, 0, false, 0},
+      {"[4096,1000] Ascend", Nd(4096, 1000), kAscendLikePlatform, S::kFullLoad, K::kRows, 4096, 1000, 40, 103, 40, 79, 0, 0, 0, false, 0},
+      {"[1024,32000]", Nd(1024, 32000), kThisLike, S::kSplitR, K::kRows, 1024, 32000, 2, 512, 2, 512, 4096, 8, 3328, false, 0},
+      {"[1024,32000] Ascend", Nd(1024, 32000), kAscendLikePlatform, S::kSplitR, K::kRows, 1024, 32000, 40, 26, 40, 10, 4096, 8, 3328, false, 0},
+      {"[64,131072] bf16", Nd(64, 131072, 2), kThisLike, S::kSplitR, K::kRows, 64, 131072, 2, 32, 2, 32, 4096, 32, 4096, false, 0},
+      {"[4,1048576]", Nd(4, 1 << 20), kThisLike, S::kSplitR, K::kRows, 4, 1 << 20, 2, 2, 2, 2, 4096, 256, 4096, false, 0},
+      // A < cores: (row, chunk) tasks; 1024 chunk records (16 B) + 4 row records (24 B).
+      {"[4,1048576] Ascend", Nd(4, 1 << 20), kAscendLikePlatform, S::kSplitR, K::kRows, 4, 1 << 20, 40, 26, 40, 10, 4096, 256, 4096, true, 16512},
+      {"[1,131072]", Nd(1, 131072), kThisLike, S::kSplitR, K::kRows, 1, 131072, 2, 16, 2, 16, 4096, 32, 4096, true, 576},
+      {"[1048576,2]", Nd(1048576, 2), kThisLike, S::kFullLoad, K::kPackedRows, 1048576, 2, 2, 524288, 2, 524288, 0, 0, 0, false, 0},
+      {"[65536,10]", Nd(65536, 10), kThisLike, S::kFullLoad, K::kRows, 65536, 10, 2, 32768, 2, 32768, 0, 0, 0, false, 0},
+      {"[100,9] small", Nd(100, 9), kThisLike, S::kFullLoad, K::kRows, 100, 9, 1, 100, 1, 100, 0, 0, 0, false, 0},
+      {"[33,1]", Nd(33, 1), kThisLike, S::kFullLoad, K::kOneClass, 33, 1, 1, 33, 1, 33, 0, 0, 0, false, 0},
+      {"[4,0]", Nd(4, 0), kThisLike, S::kFullLoad, K::kZeroClasses, 4, 0, 1, 4, 1, 4, 0, 0, 0, false, 0},
+      {"[0,5]", Nd(0, 5), kThisLike, S::kEmpty, K::kNone, 0, 5, 0, 0, 0, 0, 0, 0, 0, false, 0},
+      {"NCHW [8,19,256,256]", Nchw(8, 19, 256, 256), kThisLike, S::kFullLoad, K::kNchwLanes, 524288, 19, 2, 262144, 2, 262144, 0, 0, 0, false, 0},
+      {"NCHW [8,19,256,256] Ascend", Nchw(8, 19, 256, 256), kAscendLikePlatform, S::kFullLoad, K::kNchwLanes, 524288, 19, 40, 13120, 40, 12608, 0, 0, 0, false, 0},
+      {"NCHW [2,3,1,1] is ND", Nchw(2, 3, 1, 1), kThisLike, S::kFullLoad, K::kPackedRows, 2, 3, 1, 16, 1, 2, 0, 0, 0, false, 0},
+      {"NCHW [3,1000,1,1]", Nchw(3, 1000, 1, 1), kThisLike, S::kFullLoad, K::kRows, 3, 1000, 1, 3, 1, 3, 0, 0, 0, false, 0},
+  };
+  for (const Row& r : rows) {
+    const SceTiling t = PlanSce(r.problem, r.platform);
+    SCOPED_TRACE(r.name);
+    EXPECT_EQ(t.schId, r.schId) << SceScheduleName(t.schId);
+    EXPECT_EQ(t.kernel, r.kernel) << SceKernelName(t.kernel);
+    EXPECT_EQ(t.A, r.A);
+    EXPECT_EQ(t.R, r.R);
+    EXPECT_EQ(t.useCoreNum, r.useCoreNum);
+    EXPECT_EQ(t.blockFactor, r.blockFactor);
+    EXPECT_EQ(t.realCoreNum, r.realCoreNum);
+    EXPECT_EQ(t.tailBlockFactor, r.tailBlockFactor);
+    EXPECT_EQ(t.rUbNumFactor, r.rUbNumFactor);
+    EXPECT_EQ(t.rLoopTime, r.rLoopTime);
+    EXPECT_EQ(t.rLoopTile, r.rLoopTile);
+    EXPECT_EQ(t.splitRAcrossCores, r.splitRAcrossCores);
+    EXPECT_EQ(t.workspaceBytes, r.workspaceBytes);
+    // Invariants of the seed's block split.
+    if (t.schId != SceSchedule::kEmpty) {
+      EXPECT_EQ(t.blockFactor * (t.realCoreNum - 1) + t.tailBlockFactor, t.splitRAcrossCores ? t.splitTasks : t.A);
+      EXPECT_GT(t.tailBlockFactor, 0);
+      EXPECT_LE(t.realCoreNum, r.platform.coreNum);
+    }
+  }
+}
+
+TEST(SceTiling, BroadcastFlags) {
+  SceProblem p = Nd(100, 30);
+  p.labelsN = 1;
+  SceTiling t = PlanSce(p, kThisLike);
+  EXPECT_FALSE(t.featuresBrc);
+  EXPECT_TRUE(t.labelsBrc);
+  p = Nd(100, 30);
+  p.featuresC = 1;
+  p.labelsN = 1;
+  t = PlanSce(p, kThisLike);
+  EXPECT_TRUE(t.featuresBrc);
+  EXPECT_TRUE(t.labelsBrc);
+  EXPECT_EQ(t.workspaceBytes, 0u);
+  // A gathered [1, C] labels row costs C elements of workspace, whatever N.
+  p = Nd(100000, 1000);
+  p.labelsN = 1;
+  p.gatherLabels = true;
+  t = PlanSce(p, kAscendLikePlatform);
+  EXPECT_EQ(t.wsLabels, 4000u);
+  EXPECT_EQ(t.workspaceBytes, 4032u);
+}
+
+TEST(SceTiling, WorkspaceLayoutForCopies) {
+  SceProblem p = Nd(100, 50, 2);
+  p.gatherFeatures = p.gatherLabels = p.scatterBackprop = p.scatterLoss = true;
+  const SceTiling t = PlanSce(p, kThisLike);
+  EXPECT_EQ(t.wsFeatures, 10000u);
+  EXPECT_EQ(t.offFeatures, 0u);
+  EXPECT_EQ(t.offLabels, 10048u);
+  EXPECT_EQ(t.offBackprop, 20096u);
+  EXPECT_EQ(t.wsLoss, 200u);
+  EXPECT_EQ(t.offLoss, 30144u);
+  EXPECT_EQ(t.workspaceBytes, 30400u);
+}
+
+// The math (kernel and chunking) depends on R and the layout only, never on the platform:
+// that is what makes results identical on every machine and thread count.
+TEST(SceTiling, MathIndependentOfPlatform) {
+  for (int64_t C : {0, 1, 2, 8, 9, 4096, 4097, 100000})
+    for (int64_t N : {1, 3, 1000}) {
+      const SceTiling a = PlanSce(Nd(N, C), PlatformInfo{1, 64 * 1024});
+      for (PlatformInfo pi : {kThisLike, kAscendLikePlatform, PlatformInfo{3, 4096}, PlatformInfo{8, 1 << 24}}) {
+        const SceTiling b = PlanSce(Nd(N, C), pi);
+        EXPECT_EQ(a.kernel, b.kernel);
+        EXPECT_EQ(a.schId, b.schId);
+        EXPECT_EQ(a.rUbNumFactor, b.rUbNumFactor);
+        EXPECT_EQ(a.rLoopTime, b.rLoopTime);
+        EXPECT_EQ(a.rLoopTile, b.rLoopTile);
+      }
+    }
+}
