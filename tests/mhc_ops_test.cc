@@ -172,8 +172,8 @@ TEST(MhcOps, EachStrategyOnTwoCores) {
     int64_t B, S, D, N;
     MhcStrategy strategy;
   };
-  for (const Case& k : {Case{1, 1, 1000, 160, MhcStrategy::kPerStream}, Case{1, 2, 500, 100, MhcStrategy::kPerStream},
-                        Case{2, 64, 256, 4, MhcStrategy::kReadOnce}, Case{1, 256, 1024, 4, MhcStrategy::kReadOnce}}) {
+  for (const Case& k : {Case{1, 1, 1000, 600, MhcStrategy::kPerStream}, Case{1, 2, 500, 600, MhcStrategy::kPerStream},
+                        Case{8, 64, 256, 4, MhcStrategy::kReadOnce}, Case{1, 256, 1024, 4, MhcStrategy::kReadOnce}}) {
     for (const DtypeCase& c : AllDtypes()) {
       const MhcTiling plan = aclnn_portable::PlanMhc(MhcOp::kPost, ToMhc(c.dt), {k.B, k.S, k.D, k.N}, 0, platform);
       EXPECT_EQ(plan.strategy, k.strategy) << c.name << " " << k.B << "," << k.S << "," << k.D << "," << k.N;

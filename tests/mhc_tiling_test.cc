@@ -32,25 +32,31 @@ void ExpectPlan(const MhcTiling& t, const Expect& e) {
 }  // namespace
 
 TEST(MhcTiling, SeedShapeTwoCores) {
-  // (2,64,256)xN=4 fp32: 640 KiB of traffic -> both cores, 4 tasks each; x read once (B).
+  // (2,64,256)xN=4 fp32: 640 KiB of traffic is less than a core's minimum (1 MiB): one core,
+  // one tile per row, x read once (B).
   const MhcTiling t = PlanMhc(MhcOp::kPost, MhcDtype::kFp32, {2, 64, 256, 4}, 0, kTwoCores);
-  ExpectPlan(t, {MhcStrategy::kReadOnce, /*tileElems=*/4096, /*tilesPerRow=*/4, /*numTasks=*/8, /*usedCores=*/2,
+  ExpectPlan(t, {MhcStrategy::kReadOnce, /*tileElems=*/16384, /*tilesPerRow=*/1, /*numTasks=*/2, /*usedCores=*/1,
                  /*streamStores=*/false});
   EXPECT_EQ(t.rowElems, 16384);
   EXPECT_EQ(t.bytesReadOnce, 2u * 4 * 16384 * 4 + 2u * 16384 * 4);
-  EXPECT_EQ(t.bytesPerStream, 2u * 4 * 16384 * 4 + 2u * 2 * 16384 * 4);  // x[b] cached: re-read once per core
+  EXPECT_EQ(t.bytesPerStream, 2u * 4 * 16384 * 4 + 2u * 1 * 16384 * 4);  // x[b] cached: one core re-reads nothing
+  // Four times the batch and rows: 10 MiB -> both cores, one 64K-element tile per row.
+  const MhcTiling big = PlanMhc(MhcOp::kPost, MhcDtype::kFp32, {8, 256, 256, 4}, 0, kTwoCores);
+  ExpectPlan(big, {MhcStrategy::kReadOnce, 65536, 1, 8, 2, false});
+  EXPECT_EQ(big.bytesPerStream, 8u * 4 * 65536 * 4 + 2u * 8 * 65536 * 4);  // re-read once per core
 }
 
 TEST(MhcTiling, ShortRowsManyStreamsChoosePerStream) {
-  // (1,1,1000)xN=64: one row of 1000 elements cannot feed two cores, so A: 64 tasks, x cached.
-  const MhcTiling t = PlanMhc(MhcOp::kPost, MhcDtype::kFp32, {1, 1, 1000, 64}, 0, kTwoCores);
-  ExpectPlan(t, {MhcStrategy::kPerStream, 1000, 1, 64, 2, false});
+  // (1,2,512)xN=256: one row of 1024 elements cannot feed two cores, so A: 256 tasks, x cached.
+  const MhcTiling t = PlanMhc(MhcOp::kPost, MhcDtype::kFp32, {1, 2, 512, 256}, 0, kTwoCores);
+  ExpectPlan(t, {MhcStrategy::kPerStream, 1024, 1, 256, 2, false});
+  EXPECT_EQ(t.bytesPerStream, t.bytesReadOnce + 4096);  // one extra read of the 4 KiB row
   // The same work limited to one core gains nothing from A.
-  ExpectPlan(PlanMhc(MhcOp::kPost, MhcDtype::kFp32, {1, 1, 1000, 64}, 1, kTwoCores),
-             {MhcStrategy::kReadOnce, 1000, 1, 1, 1, false});
+  ExpectPlan(PlanMhc(MhcOp::kPost, MhcDtype::kFp32, {1, 2, 512, 256}, 1, kTwoCores),
+             {MhcStrategy::kReadOnce, 1024, 1, 1, 1, false});
   // Pre and backward reduce over s inside a task: always (b, tile).
-  EXPECT_EQ(PlanMhc(MhcOp::kPre, MhcDtype::kFp32, {1, 1, 1000, 64}, 0, kTwoCores).strategy, MhcStrategy::kReadOnce);
-  EXPECT_EQ(PlanMhc(MhcOp::kPostBackward, MhcDtype::kFp32, {1, 1, 1000, 64}, 0, kTwoCores).strategy,
+  EXPECT_EQ(PlanMhc(MhcOp::kPre, MhcDtype::kFp32, {1, 2, 512, 256}, 0, kTwoCores).strategy, MhcStrategy::kReadOnce);
+  EXPECT_EQ(PlanMhc(MhcOp::kPostBackward, MhcDtype::kFp32, {1, 2, 512, 256}, 0, kTwoCores).strategy,
             MhcStrategy::kReadOnce);
 }
 
@@ -66,9 +72,9 @@ TEST(MhcTiling, OneLongRowKeepsBothCoresBusy) {
   const MhcTiling b = PlanMhc(MhcOp::kPostBackward, MhcDtype::kBf16, {1, 4096, 4096, 4}, 0, kTwoCores);
   ExpectPlan(b, {MhcStrategy::kReadOnce, 53248, 316, 316, 2, true});
   EXPECT_EQ(b.blocksPerRow, 16384);
-  // A medium row, B = 1: split along S*D so that each core gets tasks.
-  ExpectPlan(PlanMhc(MhcOp::kPost, MhcDtype::kFp16, {1, 128, 512, 2}, 0, kTwoCores),
-             {MhcStrategy::kReadOnce, 8192, 8, 8, 2, false});
+  // A medium row, B = 1 (1.5 MiB): split along S*D into 4 tasks per core.
+  ExpectPlan(PlanMhc(MhcOp::kPost, MhcDtype::kFp16, {1, 512, 512, 2}, 0, kTwoCores),
+             {MhcStrategy::kReadOnce, 32768, 8, 8, 2, false});
 }
 
 TEST(MhcTiling, SmallWorkStaysOnOneCore) {
@@ -88,13 +94,16 @@ TEST(MhcTiling, EmptyWork) {
 }
 
 TEST(MhcTiling, AscendLikePlatform) {
-  // Seed shape on 40 cores with 192 KiB: 640 KiB of traffic wants 5 cores (128 KiB each),
-  // 20 tasks -> tiles of 2048 elements (rounded up to the 1024 alignment) -> 16 tasks.
+  // (8,256,256)xN=4 fp32 on 40 cores with 192 KiB: 10 MiB of traffic wants 10 cores (1 MiB
+  // each), 40 tasks -> 5 tiles per row of 13312 elements (rounded up to the 1024 alignment).
+  ExpectPlan(PlanMhc(MhcOp::kPost, MhcDtype::kFp32, {8, 256, 256, 4}, 0, kAscendLikePlatform),
+             {MhcStrategy::kReadOnce, 13312, 5, 40, 10, false});
+  // The seed shape is one core's work.
   ExpectPlan(PlanMhc(MhcOp::kPost, MhcDtype::kFp32, {2, 64, 256, 4}, 0, kAscendLikePlatform),
-             {MhcStrategy::kReadOnce, 2048, 8, 16, 5, false});
-  // (1,1,2048)xN=64: two tiles cannot feed 5 cores; x[b] (8 KiB) fits the budget -> A.
-  ExpectPlan(PlanMhc(MhcOp::kPost, MhcDtype::kFp32, {1, 1, 2048, 64}, 0, kAscendLikePlatform),
-             {MhcStrategy::kPerStream, 2048, 1, 64, 5, false});
+             {MhcStrategy::kReadOnce, 16384, 1, 2, 1, false});
+  // (1,1,2048)xN=256: two tiles cannot feed 3 cores; x[b] (8 KiB) fits the budget -> A.
+  ExpectPlan(PlanMhc(MhcOp::kPost, MhcDtype::kFp32, {1, 1, 2048, 256}, 0, kAscendLikePlatform),
+             {MhcStrategy::kPerStream, 2048, 1, 256, 3, false});
   // A big shape uses all 40 cores, 160+ tasks, tiles within 192 KiB, streaming stores.
   const MhcTiling big = PlanMhc(MhcOp::kPost, MhcDtype::kBf16, {16, 512, 4096, 4}, 0, kAscendLikePlatform);
   ExpectPlan(big, {MhcStrategy::kReadOnce, 96256, 22, 352, 40, true});

@@ -18,7 +18,7 @@ using simd::Vf;
 
 // Elements of x processed per pass over the N streams: small enough to stay in L1.
 constexpr int64_t kChunkElems = 4096;
-static_assert(kChunkElems % kMhcReduceBlockElems == 0, "chunks hold whole reduction blocks");
+static_assert(kChunkElems % kMhcReduceBlockElems == 0, "chunks hold whole grad_h blocks");
 
 template <typename H>
 inline float LoadWeight(const void* h, int64_t s) {
@@ -65,28 +65,18 @@ inline void ScaleRange(const T* x, T* out, int64_t n, float h, bool stream) {
              [&](int64_t i, int k) { return simd::Mul(simd::LoadAsN(x + i, k, 0.0f), hv); });
 }
 
-// acc[i] = fma(x_s[i], h[s], acc[i]) for s = 0..N-1 in order, acc starting at +0; x_s is
-// x + s*stride. acc holds n (<= kChunkElems) floats, rounded up to whole vectors.
-template <typename T, typename H>
-inline void AccumulateStreams(float* acc, const T* x, int64_t stride, const void* h, int64_t numStreams,
-                              int64_t n) {
-  const int64_t full = n / kLanes * kLanes;
-  const int64_t padded = (n + kLanes - 1) / kLanes * kLanes;
-  for (int64_t i = 0; i < padded; i += kLanes) simd::Store(acc + i, simd::Zero());
-  for (int64_t s = 0; s < numStreams; ++s) {
-    const T* xs = x + s * stride;
-    const Vf hv = simd::Set(LoadWeight<H>(h, s));
-    int64_t i = 0;
-    for (; i < full; i += kLanes) simd::Store(acc + i, simd::MulAdd(simd::LoadAs(xs + i), hv, simd::Load(acc + i)));
-    if (i < n)
-      simd::Store(acc + i, simd::MulAdd(simd::LoadAsN(xs + i, static_cast<int>(n - i), 0.0f), hv, simd::Load(acc + i)));
-  }
-}
+// Streams whose accumulation shares one pass over a chunk, held in registers (AVX-512 has 32
+// vector registers; a Vf is two of AVX2's 16).
+#if defined(ACLNN_ISA_AVX512)
+constexpr int kStreamGroup = 8;
+#else
+constexpr int kStreamGroup = 4;
+#endif
 
 template <typename T>
 inline void StoreAccumulator(T* out, const float* acc, int64_t n, bool stream) {
   StoreRange(out, n, stream, [&](int64_t i) { return simd::Load(acc + i); },
-             [&](int64_t i, int k) { return simd::Load(acc + i); });
+             [&](int64_t i, int k) { return simd::LoadN(acc + i, k, 0.0f); });
 }
 
 struct TileRange {
@@ -118,6 +108,10 @@ void PostTaskT(const MhcTiling& t, const MhcPostArgs& a, int64_t task) {
   if (t.streamStores) simd::StreamFence();
 }
 
+// out[i] = sum_s x_s[i] * h[s] as acc = fma(x_s[i], h[s], acc) for s = 0..N-1, acc starting at
+// +0. Streams are taken kStreamGroup at a time with the accumulator in registers; between
+// groups it waits in `acc` (L1), and the last group writes the output directly. Every element
+// sees the same sequence of fmas whatever the grouping, so the bits do not depend on it.
 template <typename T, typename H>
 void PreTaskT(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
   const T* x = static_cast<const T*>(a.x);
@@ -127,15 +121,41 @@ void PreTaskT(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
   alignas(64) float acc[kChunkElems];
   for (int64_t c = r.begin; c < r.begin + r.len; c += kChunkElems) {
     const int64_t n = std::min(kChunkElems, r.begin + r.len - c);
-    AccumulateStreams<T, H>(acc, x + r.row * N * E + c, E, a.h, N, n);
-    StoreAccumulator(out + r.row * E + c, acc, n, t.streamStores);
+    for (int64_t s0 = 0; s0 < N; s0 += kStreamGroup) {
+      const int ns = static_cast<int>(std::min<int64_t>(kStreamGroup, N - s0));
+      const T* xs[kStreamGroup];
+      Vf hv[kStreamGroup];
+      for (int k = 0; k < ns; ++k) {
+        xs[k] = x + (r.row * N + s0 + k) * E + c;
+        hv[k] = simd::Set(LoadWeight<H>(a.h, s0 + k));
+      }
+      const bool first = s0 == 0, last = s0 + ns == N;
+      auto full = [&](int64_t i) {
+        Vf v = first ? simd::Zero() : simd::Load(acc + i);
+        for (int k = 0; k < ns; ++k) v = simd::MulAdd(simd::LoadAs(xs[k] + i), hv[k], v);
+        return v;
+      };
+      auto part = [&](int64_t i, int m) {
+        Vf v = first ? simd::Zero() : simd::LoadN(acc + i, m, 0.0f);
+        for (int k = 0; k < ns; ++k) v = simd::MulAdd(simd::LoadAsN(xs[k] + i, m, 0.0f), hv[k], v);
+        return v;
+      };
+      if (last) {
+        StoreRange(out + r.row * E + c, n, t.streamStores, full, part);
+      } else {
+        int64_t i = 0;
+        for (; i + kLanes <= n; i += kLanes) simd::Store(acc + i, full(i));
+        if (i < n) simd::Store(acc + i, part(i, static_cast<int>(n - i)));
+      }
+    }
   }
   if (t.streamStores) simd::StreamFence();
 }
 
 // One pass over grad_out: each 16-lane group of grad_out[b*N+s] is multiplied into the
-// grad_input accumulator and dotted with x[b]. Tiles start at multiples of the reduction block
-// (or cover the whole row), so block boundaries and lane assignment are those of the row.
+// grad_input accumulator and dotted with x[b] into the lanes of its block's grad_h partial.
+// Tiles start at multiples of the reduction block (or cover the whole row), so block boundaries
+// and lane assignment are those of the row, whatever the tiling.
 template <typename T, typename H>
 void BackwardTaskT(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task) {
   const T* go = static_cast<const T*>(a.gradOut);
@@ -145,33 +165,57 @@ void BackwardTaskT(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task) {
   const int64_t partialsPerStream = t.batch * t.blocksPerRow;
   const TileRange r = TaskTile(t, task);
   const int64_t b = r.row;
-  alignas(64) float acc[kMhcReduceBlockElems];
-  for (int64_t c = r.begin; c < r.begin + r.len; c += kMhcReduceBlockElems) {
-    const int64_t n = std::min(kMhcReduceBlockElems, r.begin + r.len - c);
-    const int64_t full = n / kLanes * kLanes;
-    const int64_t padded = (n + kLanes - 1) / kLanes * kLanes;
-    for (int64_t i = 0; i < padded; i += kLanes) simd::Store(acc + i, simd::Zero());
+  alignas(64) float acc[kChunkElems];
+  for (int64_t c = r.begin; c < r.begin + r.len; c += kChunkElems) {
+    const int64_t n = std::min(kChunkElems, r.begin + r.len - c);
     const T* xb = x + b * E + c;
+    T* gib = gi + b * E + c;
     float* partial = a.partials + b * t.blocksPerRow + c / kMhcReduceBlockElems;
-    for (int64_t s = 0; s < N; ++s) {
-      const T* g = go + (b * N + s) * E + c;
-      const Vf hv = simd::Set(LoadWeight<H>(a.h, s));
-      Vf dot = simd::Zero();
-      int64_t i = 0;
-      for (; i < full; i += kLanes) {
-        const Vf gv = simd::LoadAs(g + i);
-        simd::Store(acc + i, simd::MulAdd(gv, hv, simd::Load(acc + i)));
-        dot = simd::MulAdd(gv, simd::LoadAs(xb + i), dot);
+    for (int64_t s0 = 0; s0 < N; s0 += kStreamGroup) {
+      const int ns = static_cast<int>(std::min<int64_t>(kStreamGroup, N - s0));
+      const T* g[kStreamGroup];
+      Vf hv[kStreamGroup];
+      for (int k = 0; k < ns; ++k) {
+        g[k] = go + (b * N + s0 + k) * E + c;
+        hv[k] = simd::Set(LoadWeight<H>(a.h, s0 + k));
       }
-      if (i < n) {
-        const int k = static_cast<int>(n - i);
-        const Vf gv = simd::LoadAsN(g + i, k, 0.0f);
-        simd::Store(acc + i, simd::MulAdd(gv, hv, simd::Load(acc + i)));
-        dot = simd::MulAdd(gv, simd::LoadAsN(xb + i, k, 0.0f), dot);
+      const bool first = s0 == 0, last = s0 + ns == N;
+      // The last group writes grad_input directly unless it streams (the aligned head of the
+      // streaming store would shift the lanes); then the chunk goes through `acc`.
+      const bool direct = last && !t.streamStores;
+      for (int64_t lo = 0, blk = 0; lo < n; lo += kMhcReduceBlockElems, ++blk) {
+        const int64_t hi = std::min(n, lo + kMhcReduceBlockElems);
+        const int64_t full = lo + (hi - lo) / kLanes * kLanes;
+        Vf dot[kStreamGroup];
+        for (int k = 0; k < ns; ++k) dot[k] = simd::Zero();
+        int64_t i = lo;
+        for (; i < full; i += kLanes) {
+          const Vf xv = simd::LoadAs(xb + i);
+          Vf v = first ? simd::Zero() : simd::Load(acc + i);
+          for (int k = 0; k < ns; ++k) {
+            const Vf gv = simd::LoadAs(g[k] + i);
+            v = simd::MulAdd(gv, hv[k], v);
+            dot[k] = simd::MulAdd(gv, xv, dot[k]);
+          }
+          if (direct) simd::StoreAs(gib + i, v);
+          else simd::Store(acc + i, v);
+        }
+        if (i < hi) {
+          const int m = static_cast<int>(hi - i);
+          const Vf xv = simd::LoadAsN(xb + i, m, 0.0f);
+          Vf v = first ? simd::Zero() : simd::Load(acc + i);
+          for (int k = 0; k < ns; ++k) {
+            const Vf gv = simd::LoadAsN(g[k] + i, m, 0.0f);
+            v = simd::MulAdd(gv, hv[k], v);
+            dot[k] = simd::MulAdd(gv, xv, dot[k]);
+          }
+          if (direct) simd::StoreAsN(gib + i, v, m);
+          else simd::Store(acc + i, v);
+        }
+        for (int k = 0; k < ns; ++k) partial[(s0 + k) * partialsPerStream + blk] = simd::ReduceSum(dot[k]);
       }
-      partial[s * partialsPerStream] = simd::ReduceSum(dot);
     }
-    StoreAccumulator(gi + b * E + c, acc, n, t.streamStores);
+    if (t.streamStores) StoreAccumulator(gib, acc, n, true);
   }
   if (t.streamStores) simd::StreamFence();
 }

@@ -48,15 +48,15 @@ MhcTiling PlanMhc(MhcOp op, MhcDtype dtype, const MhcShape& shape, uint32_t bloc
   // Every element crosses memory once when each input tile is read once (Strategy B); backward
   // moves grad_out, x and grad_input.
   t.bytesReadOnce = manyBytes + oneBytes + (op == MhcOp::kPostBackward ? oneBytes : 0);
+  const int64_t wantCores = std::clamp<int64_t>(
+      static_cast<int64_t>((t.bytesReadOnce + kMhcMinBytesPerCore - 1) / kMhcMinBytesPerCore), 1, maxCores);
   if (op == MhcOp::kPost) {
     // Strategy A re-reads x[b] once per stream: from the cache when the row fits the per-core
     // budget (at most once per core then), from memory otherwise.
-    const uint64_t rereads = rowBytes <= ub ? static_cast<uint64_t>(std::min<int64_t>(N, maxCores)) : N;
+    const uint64_t rereads = rowBytes <= ub ? static_cast<uint64_t>(std::min<int64_t>(N, wantCores)) : N;
     t.bytesPerStream = manyBytes + rereads * oneBytes;
   }
 
-  const int64_t wantCores = std::clamp<int64_t>(
-      static_cast<int64_t>((t.bytesReadOnce + kMhcMinBytesPerCore - 1) / kMhcMinBytesPerCore), 1, maxCores);
   const int64_t targetTasks = wantCores == 1 ? 1 : wantCores * kMhcTasksPerCore;
   const int64_t maxTilesPerRow = CeilDiv(E, kMhcTileAlignElems);
 

@@ -29,8 +29,10 @@ struct MhcShape {
 // reduction order never depends on the tiling or the thread count).
 constexpr int64_t kMhcTileAlignElems = 1024;
 constexpr int64_t kMhcReduceBlockElems = 1024;
-// Below this many bytes of memory traffic per core, waking another core costs more than it saves.
-constexpr uint64_t kMhcMinBytesPerCore = 128 * 1024;
+// Below this many bytes of traffic per core, waking another core costs more than it saves: a
+// core moves 1 MiB of cached data in ~10 us, about what a worker that went to sleep (or lost
+// its core on a busy machine) needs to start.
+constexpr uint64_t kMhcMinBytesPerCore = 1024 * 1024;
 // Tasks per core used, so that dynamic claiming evens out cores that are slowed down.
 constexpr int64_t kMhcTasksPerCore = 4;
 // Outputs at least this many per-core budgets large bypass the cache (non-temporal stores).
