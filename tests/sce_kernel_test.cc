@@ -433,3 +433,31 @@ TEST(SceDeterminism, SameBitsForThreadsAndIsas) {
       }
   }
 }
+
+// Confident, correct predictions: s = 1 + tiny, the loss is about the tiny part. The loss must
+// keep its relative precision (a plain float sum next to 1 loses it).
+TEST(ScePrecision, ConfidentPredictionsKeepRelativeLossPrecision) {
+  for (int64_t C : {2, 5, 8, 20, 5000, 9000})
+    for (bool nchw : {false, true}) {
+      if (nchw && C > 20) continue;
+      const std::vector<int64_t> dims = nchw ? std::vector<int64_t>{2, C, 3, 7} : std::vector<int64_t>{21, C};
+      const aclFormat fmt = nchw ? ACL_FORMAT_NCHW : ACL_FORMAT_ND;
+      HostTensor f(ACL_FLOAT, dims, Layout::kDense, fmt), l(ACL_FLOAT, dims, Layout::kDense, fmt);
+      HostTensor loss(ACL_FLOAT, nchw ? std::vector<int64_t>{2, 3, 7} : std::vector<int64_t>{21});
+      HostTensor bp(ACL_FLOAT, dims, Layout::kDense, fmt);
+      aclnn_test::Rng rng(C + nchw);
+      Fill(f, rng, -1, 1);
+      const int64_t rows = nchw ? 42 : 21, inner = nchw ? 21 : 1;
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t n = r / inner, p = r % inner, hot = (r * 7) % C;
+        auto at = [&](int64_t c) { return nchw ? (n * C + c) * inner + p : r * C + c; };
+        for (int64_t c = 0; c < C; ++c) l.Set(at(c), c == hot ? 1.0 : 0.0);
+        f.Set(at(hot), 12.0 + 0.5 * static_cast<double>(r % 9));  // exp gap e^-11 .. e^-17
+      }
+      const std::vector<double> x = f.Values(), y = l.Values();
+      ASSERT_EQ(RunSce(f, l, loss, bp), ACLNN_SUCCESS);
+      const Reference ref = ComputeReference(dims, x, dims, y, nchw);
+      for (int64_t r = 0; r < rows; ++r)
+        EXPECT_NEAR(loss.Get(r), ref.loss[r], 1e-5 * ref.loss[r]) << "C=" << C << " nchw=" << nchw << " row " << r;
+    }
+}

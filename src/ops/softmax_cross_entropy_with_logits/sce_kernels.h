@@ -30,21 +30,30 @@ struct SceKernelArgs {
   SceRowRecord* rows = nullptr;      // splitRAcrossCores: [A]
 };
 
-// Row statistics from the per-chunk (max, sum of exp(x - max)) pairs, folded in chunk order in
-// double. Shared by the serial SplitR path and the cross-core one, so both give the same bits.
-// An all -inf chunk reports s = 0 and is skipped; NaN or +inf poison S (as in TensorFlow).
+// Row statistics from the per-chunk (max m_k, sum s_k of exp(x - m_k)) pairs, folded in chunk
+// order in double. Shared by the serial SplitR path and the cross-core one, so both give the
+// same bits. An all -inf chunk (m_k = -inf) adds nothing; NaN or +inf poison S (as in TF).
 struct SceOnline {
   float m = -std::numeric_limits<float>::infinity();
   double S = 0.0;
-  void Add(float mk, float sk) {
+  void Add(float mk, double sk) {
     if (mk > m) {
       S = S * std::exp(static_cast<double>(m) - static_cast<double>(mk)) + sk;
       m = mk;
     } else if (mk != -std::numeric_limits<float>::infinity()) {
-      S += static_cast<double>(sk) * std::exp(static_cast<double>(mk) - static_cast<double>(m));
+      S += sk * std::exp(static_cast<double>(mk) - static_cast<double>(m));
     }
   }
-  SceRowRecord Finish() const {
+  // The same bits as a fresh SceOnline after Add(mk, sk), without the exp.
+  static SceOnline One(float mk, double sk) {
+    SceOnline o;
+    if (mk == -std::numeric_limits<float>::infinity()) return o;
+    o.m = std::isnan(mk) ? o.m : mk;
+    o.S = std::isnan(mk) ? std::numeric_limits<double>::quiet_NaN() : sk;
+    return o;
+  }
+  SceRowRecord Finish() const { return Record(m, S); }
+  static SceRowRecord Record(float m, double S) {
     SceRowRecord r{};
     r.S = S;
     r.m = m;
