@@ -228,45 +228,96 @@ TEST(MhcOps, BitIdenticalAcrossThreadsAndIsas) {
   }
 }
 
-// The non-temporal store path (head alignment, misaligned outputs) on every ISA, run directly on
-// the kernels with a plan for a small cache so that a small output already streams.
+// The non-temporal store path (head alignment, misaligned outputs, several stream groups) on
+// every ISA, run directly on the kernels with a plan for a small cache so that a small output
+// already streams.
 TEST(MhcOps, StreamingStoresAnyAlignment) {
-  const aclnn_portable::PlatformInfo smallCache{2, 4096};
-  const int64_t B = 2, S = 66, D = 1000, N = 2, E = S * D;
-  for (const DtypeCase& c : AllDtypes()) {
-    const MhcTiling post = aclnn_portable::PlanMhc(MhcOp::kPost, ToMhc(c.dt), {B, S, D, N}, 0, smallCache);
-    const MhcTiling pre = aclnn_portable::PlanMhc(MhcOp::kPre, ToMhc(c.dt), {B, S, D, N}, 0, smallCache);
-    ASSERT_TRUE(post.streamStores);
-    ASSERT_TRUE(pre.streamStores);
-    for (size_t offset : {size_t{0}, size_t{2}, size_t{1}, size_t{36}}) {
-      for (aclnn_portable::Isa isa : aclnn_test::SupportedIsas()) {
-        // Pointers that are not element-aligned are only exercised where the vector code accesses
-        // them through unaligned intrinsics (the portable build indexes typed pointers).
-        if (offset % 2 != 0 && isa == aclnn_portable::Isa::kScalar) continue;
-        aclnn_test::ScopedIsa scoped(isa);
-        SCOPED_TRACE(std::string(c.name) + " offset " + std::to_string(offset) + " " + aclnn_portable::IsaName(isa));
-        PostData d(c, B, E, N, offset);
-        aclnn_test::Rng rng(5 + offset);
-        FillRandom(c.dt, false, d.x.ptr(), B * E, rng, -3, 3);
-        FillRandom(c.dt, true, d.h.ptr(), N, rng, -2, 2);
-        namespace ap = aclnn_portable;
-        const ap::MhcPostTaskFn postFn = [] { using namespace ap; return ACLNN_ISA_SELECT(MhcPostTask); }();
-        const ap::MhcPreTaskFn preFn = [] { using namespace ap; return ACLNN_ISA_SELECT(MhcPreTask); }();
-        const ap::MhcPostArgs postArgs{d.x.ptr(), d.h.ptr(), d.out.ptr()};
-        for (int64_t t = 0; t < post.numTasks; ++t) postFn(post, postArgs, t);
-        for (int64_t b = 0; b < B; ++b)
-          for (int64_t s = 0; s < N; ++s)
-            for (int64_t e = 0; e < E; ++e)
-              ExpectedPost(c.dt, d.x.ptr(), b * E + e, d.h.ptr(), s, d.want.ptr(), (b * N + s) * E + e);
-        ExpectSameElements(d.out.ptr(), d.want.ptr(), B * N * E, c.elem, "streamed post");
-        EXPECT_TRUE(d.out.GuardsIntact());
-        // pre reduces the post output back; checked against the fma chain and fp64.
-        GuardedBuffer reduced(B * E * c.elem, offset);
-        const ap::MhcPreArgs preArgs{d.out.ptr(), d.h.ptr(), reduced.ptr()};
-        for (int64_t t = 0; t < pre.numTasks; ++t) preFn(pre, preArgs, t);
-        CheckReduced(c.dt, d.out.ptr(), d.h.ptr(), reduced.ptr(), B, E, N, "streamed pre");
-        EXPECT_TRUE(reduced.GuardsIntact());
+  namespace ap = aclnn_portable;
+  const ap::PlatformInfo smallCache{2, 4096};
+  for (const int64_t N : {int64_t{2}, int64_t{11}}) {
+    // N = 2: outputs of >= 256 KiB, which the planner streams for a 4 KiB budget; N = 11 (two
+    // stream groups): a smaller shape with streaming forced on the plan.
+    const int64_t B = 2, S = N == 2 ? 66 : 5, D = N == 2 ? 1000 : 157, E = S * D;
+    for (const DtypeCase& c : AllDtypes()) {
+      MhcTiling post = ap::PlanMhc(MhcOp::kPost, ToMhc(c.dt), {B, S, D, N}, 0, smallCache);
+      MhcTiling pre = ap::PlanMhc(MhcOp::kPre, ToMhc(c.dt), {B, S, D, N}, 0, smallCache);
+      MhcTiling bwd = ap::PlanMhc(MhcOp::kPostBackward, ToMhc(c.dt), {B, S, D, N}, 0, smallCache);
+      if (N == 2) ASSERT_TRUE(post.streamStores && pre.streamStores && bwd.streamStores) << c.name;
+      post.streamStores = pre.streamStores = bwd.streamStores = true;
+      for (size_t offset : {size_t{0}, size_t{2}, size_t{1}, size_t{36}}) {
+        for (ap::Isa isa : aclnn_test::SupportedIsas()) {
+          // Pointers that are not element-aligned are only exercised where the vector code
+          // accesses them through unaligned intrinsics (the portable build indexes typed pointers).
+          if (offset % c.elem != 0 && isa == ap::Isa::kScalar) continue;
+          aclnn_test::ScopedIsa scoped(isa);
+          SCOPED_TRACE(std::string(c.name) + " N=" + std::to_string(N) + " offset " + std::to_string(offset) + " " +
+                       ap::IsaName(isa));
+          PostData d(c, B, E, N, offset);
+          aclnn_test::Rng rng(5 + offset);
+          FillRandom(c.dt, false, d.x.ptr(), B * E, rng, -3, 3);
+          FillRandom(c.dt, true, d.h.ptr(), N, rng, -2, 2);
+          const ap::MhcPostTaskFn postFn = [] { using namespace ap; return ACLNN_ISA_SELECT(MhcPostTask); }();
+          const ap::MhcPreTaskFn preFn = [] { using namespace ap; return ACLNN_ISA_SELECT(MhcPreTask); }();
+          const ap::MhcBackwardTaskFn bwdFn = [] { using namespace ap; return ACLNN_ISA_SELECT(MhcBackwardTask); }();
+          const ap::MhcCombineGradHFn combineFn = [] { using namespace ap; return ACLNN_ISA_SELECT(MhcCombineGradH); }();
+          const ap::MhcPostArgs postArgs{d.x.ptr(), d.h.ptr(), d.out.ptr()};
+          for (int64_t t = 0; t < post.numTasks; ++t) postFn(post, postArgs, t);
+          for (int64_t b = 0; b < B; ++b)
+            for (int64_t s = 0; s < N; ++s)
+              for (int64_t e = 0; e < E; ++e)
+                ExpectedPost(c.dt, d.x.ptr(), b * E + e, d.h.ptr(), s, d.want.ptr(), (b * N + s) * E + e);
+          ExpectSameElements(d.out.ptr(), d.want.ptr(), B * N * E, c.elem, "streamed post");
+          EXPECT_TRUE(d.out.GuardsIntact());
+          // pre reduces the post output back; checked against the fma chain and fp64.
+          GuardedBuffer reduced(B * E * c.elem, offset);
+          const ap::MhcPreArgs preArgs{d.out.ptr(), d.h.ptr(), reduced.ptr()};
+          for (int64_t t = 0; t < pre.numTasks; ++t) preFn(pre, preArgs, t);
+          CheckReduced(c.dt, d.out.ptr(), d.h.ptr(), reduced.ptr(), B, E, N, "streamed pre");
+          EXPECT_TRUE(reduced.GuardsIntact());
+          // backward with the post output as grad_out: grad_input equals pre bit for bit.
+          GuardedBuffer gi(B * E * c.elem, offset);
+          std::vector<float> partials(N * B * bwd.blocksPerRow);
+          float gh[16];
+          const ap::MhcBackwardArgs bwdArgs{d.out.ptr(), d.x.ptr(), d.h.ptr(), gi.ptr(), partials.data()};
+          for (int64_t t = 0; t < bwd.numTasks; ++t) bwdFn(bwd, bwdArgs, t);
+          combineFn(bwd, partials.data(), gh);
+          EXPECT_EQ(std::memcmp(gi.ptr(), reduced.ptr(), gi.size()), 0) << "streamed grad_input";
+          EXPECT_TRUE(gi.GuardsIntact());
+          std::vector<double> ref, mag;
+          ReferenceGradH(c.dt, d.out.ptr(), d.x.ptr(), B, E, N, &ref, &mag);
+          for (int64_t s = 0; s < N; ++s) EXPECT_NEAR(gh[s], ref[s], GradHTolerance(ref[s], mag[s])) << s;
+        }
       }
     }
+  }
+}
+
+// Inputs in exact-size heap blocks (no guard slack), so that AddressSanitizer builds catch any
+// read past an input's end (masked tails) on every ISA; the values are checked as above.
+TEST(MhcOps, InputsAreReadWithinBounds) {
+  for (aclnn_portable::Isa isa : aclnn_test::SupportedIsas()) {
+    aclnn_test::ScopedIsa scoped(isa);
+    for (const DtypeCase& c : AllDtypes())
+      for (int64_t D : {1, 7, 17, 1023, 4097}) {
+        const int64_t B = 2, S = 1, N = 3, E = S * D;
+        std::vector<uint8_t> x(B * E * c.elem), many(B * N * E * c.elem), h(N * c.hElem);
+        aclnn_test::Rng rng(D);
+        FillRandom(c.dt, false, x.data(), B * E, rng, -2, 2);
+        FillRandom(c.dt, false, many.data(), B * N * E, rng, -2, 2);
+        FillRandom(c.dt, true, h.data(), N, rng, -1, 1);
+        GuardedBuffer post(B * N * E * c.elem), pre(B * E * c.elem), gi(B * E * c.elem), gh(N * 4);
+        c.post(0, nullptr, x.data(), h.data(), post.ptr(), B, S, D, N);
+        c.pre(0, nullptr, many.data(), h.data(), pre.ptr(), B, S, D, N);
+        c.backward(0, nullptr, many.data(), x.data(), h.data(), gi.ptr(), gh.ptr(), B, S, D, N);
+        ASSERT_EQ(RecentMessage(), "");
+        std::vector<uint8_t> want(B * N * E * c.elem);
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t s = 0; s < N; ++s)
+            for (int64_t e = 0; e < E; ++e) ExpectedPost(c.dt, x.data(), b * E + e, h.data(), s, want.data(), (b * N + s) * E + e);
+        ExpectSameElements(post.ptr(), want.data(), B * N * E, c.elem, std::string("exact-size post ") + c.name);
+        CheckReduced(c.dt, many.data(), h.data(), pre.ptr(), B, E, N, std::string("exact-size pre ") + c.name);
+        CheckReduced(c.dt, many.data(), h.data(), gi.ptr(), B, E, N, std::string("exact-size grad_input ") + c.name);
+        for (const GuardedBuffer* g : {&post, &pre, &gi, &gh}) EXPECT_TRUE(g->GuardsIntact());
+      }
   }
 }
