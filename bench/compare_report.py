@@ -384,8 +384,9 @@ METHOD = """\
   value; tolerance fp32 1e-4, fp16 4e-3, bf16 2e-2; peers are listed only when they are off,
   e.g. PyTorch's bf16 forms that round log_softmax to bf16 before exp), then samples of at
   least {min_sample} ms (as many calls as that takes), interleaved across implementations in
-  rotating order with a 2 ms pause between implementations (so another runtime's spinning
-  threads are asleep). At least {reps} samples each; short calls get more (up to {reps3}, within
+  rotating order. Before each sample of a call shorter than 50 ms, one untimed call wakes that
+  runtime's worker threads (asleep while the others ran), so samples see warm threads as
+  back-to-back calls in a training loop do, not the wake-up latency of a loaded machine. At least {reps} samples each; short calls get more (up to {reps3}, within
   0.15 s), because on a shared machine a sample that meets a preemption is an outlier and the
   median of many short samples is the undisturbed speed. Slow calls get fewer: ≥ 0.25 s at
   most 3 (`--quick`: 1; ≥ 50 ms: 3). A PyTorch form whose warm-up call is more than 4× slower
