@@ -125,7 +125,9 @@ TEST(MhcTiling, Invariants) {
                 const MhcTiling t = PlanMhc(op, dt, {B, 1, E, N}, blockDim, p);
                 SCOPED_TRACE(testing::Message() << "B=" << B << " E=" << E << " N=" << N << " blockDim=" << blockDim);
                 ASSERT_NE(t.strategy, MhcStrategy::kEmpty);
-                if (op != MhcOp::kPost) EXPECT_EQ(t.strategy, MhcStrategy::kReadOnce);
+                if (op != MhcOp::kPost) {
+                  EXPECT_EQ(t.strategy, MhcStrategy::kReadOnce);
+                }
                 // Tiles cover the row exactly; tiles start on the alignment (and grad_h block) grid.
                 EXPECT_TRUE(t.tilesPerRow == 1 ? t.tileElems == E : t.tileElems % kMhcTileAlignElems == 0);
                 EXPECT_LT((t.tilesPerRow - 1) * t.tileElems, E);
@@ -134,7 +136,9 @@ TEST(MhcTiling, Invariants) {
                 EXPECT_EQ(t.numTasks, units * t.tilesPerRow);
                 EXPECT_GE(t.usedCores, 1);
                 EXPECT_LE(t.usedCores, std::max(p.coreNum, 1));
-                if (blockDim > 0) EXPECT_LE(t.usedCores, static_cast<int32_t>(blockDim));
+                if (blockDim > 0) {
+                  EXPECT_LE(t.usedCores, static_cast<int32_t>(blockDim));
+                }
                 EXPECT_LE(t.usedCores, t.numTasks);
                 EXPECT_EQ(t.blocksPerRow, (E + kMhcReduceBlockElems - 1) / kMhcReduceBlockElems);
                 EXPECT_LE(t.bytesReadOnce, op == MhcOp::kPost ? t.bytesPerStream : t.bytesReadOnce);
