@@ -5,6 +5,7 @@
 
 #include <climits>
 #include <cstring>
+#include <thread>
 
 #include "mhc_test_util.h"
 
@@ -190,4 +191,34 @@ TEST(MhcApi, StreamsRunInOrder) {
   }
   EXPECT_TRUE(dummy.Untouched());
   ASSERT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+}
+
+// Calls from several host threads at once (the pool serves one; the others run on their own
+// thread) give the same bits as a call alone.
+TEST(MhcApi, ConcurrentCallersGetTheSameBits) {
+  const int64_t B = 2, S = 64, D = 300, N = 4, E = S * D;
+  std::vector<uint8_t> go(B * N * E * 4), x(B * E * 4), h(N * 4);
+  aclnn_test::Rng rng(3);
+  FillRandom(Dt::kFp32, false, go.data(), B * N * E, rng, -1, 1);
+  FillRandom(Dt::kFp32, false, x.data(), B * E, rng, -1, 1);
+  FillRandom(Dt::kFp32, true, h.data(), N, rng, -1, 1);
+  auto run = [&](std::vector<uint8_t>& gi, std::vector<uint8_t>& gh) {
+    mhc_post_backward_do_fp32(0, nullptr, go.data(), x.data(), h.data(), gi.data(), gh.data(), B, S, D, N);
+  };
+  std::vector<uint8_t> wantGi(B * E * 4), wantGh(N * 4);
+  run(wantGi, wantGh);
+  ASSERT_EQ(RecentMessage(), "");
+  constexpr int kThreads = 4;
+  std::vector<std::vector<uint8_t>> gi(kThreads, std::vector<uint8_t>(B * E * 4)), gh(kThreads, std::vector<uint8_t>(N * 4));
+  std::vector<int> mismatches(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int rep = 0; rep < 20; ++rep) {
+        run(gi[t], gh[t]);
+        mismatches[t] += RecentMessage() != "" || gi[t] != wantGi || gh[t] != wantGh;
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
 }

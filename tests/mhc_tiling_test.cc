@@ -125,7 +125,9 @@ TEST(MhcTiling, Invariants) {
                 const MhcTiling t = PlanMhc(op, dt, {B, 1, E, N}, blockDim, p);
                 SCOPED_TRACE(testing::Message() << "B=" << B << " E=" << E << " N=" << N << " blockDim=" << blockDim);
                 ASSERT_NE(t.strategy, MhcStrategy::kEmpty);
-                if (op != MhcOp::kPost) EXPECT_EQ(t.strategy, MhcStrategy::kReadOnce);
+                if (op != MhcOp::kPost) {
+                  EXPECT_EQ(t.strategy, MhcStrategy::kReadOnce);
+                }
                 // Tiles cover the row exactly; tiles start on the alignment (and grad_h block) grid.
                 EXPECT_TRUE(t.tilesPerRow == 1 ? t.tileElems == E : t.tileElems % kMhcTileAlignElems == 0);
                 EXPECT_LT((t.tilesPerRow - 1) * t.tileElems, E);
@@ -134,9 +136,28 @@ TEST(MhcTiling, Invariants) {
                 EXPECT_EQ(t.numTasks, units * t.tilesPerRow);
                 EXPECT_GE(t.usedCores, 1);
                 EXPECT_LE(t.usedCores, std::max(p.coreNum, 1));
-                if (blockDim > 0) EXPECT_LE(t.usedCores, static_cast<int32_t>(blockDim));
+                if (blockDim > 0) {
+                  EXPECT_LE(t.usedCores, static_cast<int32_t>(blockDim));
+                }
                 EXPECT_LE(t.usedCores, t.numTasks);
                 EXPECT_EQ(t.blocksPerRow, (E + kMhcReduceBlockElems - 1) / kMhcReduceBlockElems);
                 EXPECT_LE(t.bytesReadOnce, op == MhcOp::kPost ? t.bytesPerStream : t.bytesReadOnce);
               }
+}
+
+// The largest shapes validation lets through plan without overflow (the estimates saturate).
+TEST(MhcTiling, HugeShapesDoNotOverflow) {
+  const int64_t e = (int64_t{1} << 61) - 1;  // [1, e] fp32 is just under 2^63 bytes
+  for (MhcOp op : {MhcOp::kPost, MhcOp::kPre, MhcOp::kPostBackward}) {
+    const MhcTiling t = PlanMhc(op, MhcDtype::kFp32, {1, 1, e, 1}, 0, kAscendLikePlatform);
+    EXPECT_EQ(t.strategy, MhcStrategy::kReadOnce);
+    EXPECT_EQ(t.usedCores, 40);
+    EXPECT_GE(t.bytesReadOnce, static_cast<uint64_t>(e) * 8);
+    EXPECT_LE((t.tilesPerRow - 1) * t.tileElems, e);
+    EXPECT_GE(t.tilesPerRow * t.tileElems, e);
+    EXPECT_TRUE(t.streamStores);
+  }
+  const MhcTiling many = PlanMhc(MhcOp::kPostBackward, MhcDtype::kFp16, {1, 1, 1, (int64_t{1} << 62) - 1}, 0, kTwoCores);
+  EXPECT_EQ(many.numTasks, 1);
+  EXPECT_EQ(many.usedCores, 1);
 }

@@ -1,11 +1,18 @@
 #include "ops/mhc/mhc_tiling.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace aclnn_portable {
 namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The byte estimates saturate instead of wrapping (validated shapes keep each tensor's size in
+// int64, but a sum of three of them may exceed uint64).
+uint64_t SatAdd(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+uint64_t SatMul(uint64_t a, uint64_t b) { return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+uint64_t CeilDivU(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
 }  // namespace
 
@@ -47,14 +54,14 @@ MhcTiling PlanMhc(MhcOp op, MhcDtype dtype, const MhcShape& shape, uint32_t bloc
   const uint64_t rowBytes = static_cast<uint64_t>(E) * elem;
   // Every element crosses memory once when each input tile is read once (Strategy B); backward
   // moves grad_out, x and grad_input.
-  t.bytesReadOnce = manyBytes + oneBytes + (op == MhcOp::kPostBackward ? oneBytes : 0);
+  t.bytesReadOnce = SatAdd(SatAdd(manyBytes, oneBytes), op == MhcOp::kPostBackward ? oneBytes : 0);
   const int64_t wantCores = std::clamp<int64_t>(
-      static_cast<int64_t>((t.bytesReadOnce + kMhcMinBytesPerCore - 1) / kMhcMinBytesPerCore), 1, maxCores);
+      static_cast<int64_t>(std::min<uint64_t>(CeilDivU(t.bytesReadOnce, kMhcMinBytesPerCore), INT32_MAX)), 1, maxCores);
   if (op == MhcOp::kPost) {
     // Strategy A re-reads x[b] once per stream: from the cache when the row fits the per-core
     // budget (at most once per core then), from memory otherwise.
     const uint64_t rereads = rowBytes <= ub ? static_cast<uint64_t>(std::min<int64_t>(N, wantCores)) : N;
-    t.bytesPerStream = manyBytes + rereads * oneBytes;
+    t.bytesPerStream = SatAdd(manyBytes, SatMul(rereads, oneBytes));
   }
 
   const int64_t targetTasks = wantCores == 1 ? 1 : wantCores * kMhcTasksPerCore;
@@ -69,10 +76,11 @@ MhcTiling PlanMhc(MhcOp op, MhcDtype dtype, const MhcShape& shape, uint32_t bloc
 
   // Input bytes one tile element brings into a task: post reads x (1), pre reads N streams,
   // backward N grad_out streams and x. A task's input tile stays within the per-core budget.
-  const uint64_t inPerElem = elem * (op == MhcOp::kPost ? 1 : (op == MhcOp::kPre ? N : N + 1));
+  const uint64_t inPerElem = SatMul(elem, op == MhcOp::kPost ? 1 : (op == MhcOp::kPre ? N : SatAdd(N, 1)));
   const int64_t units = perStream ? B * N : B;
   const int64_t tilesForCores = CeilDiv(targetTasks, units);
-  const int64_t tilesForBudget = static_cast<int64_t>((static_cast<uint64_t>(E) * inPerElem + ub - 1) / ub);
+  const int64_t tilesForBudget =
+      static_cast<int64_t>(std::min<uint64_t>(CeilDivU(SatMul(static_cast<uint64_t>(E), inPerElem), ub), INT64_MAX / 2));
   const int64_t tiles = std::clamp<int64_t>(std::max(tilesForCores, tilesForBudget), 1, maxTilesPerRow);
   t.tileElems = tiles == 1 ? E : CeilDiv(CeilDiv(E, tiles), kMhcTileAlignElems) * kMhcTileAlignElems;
   t.tilesPerRow = CeilDiv(E, t.tileElems);
