@@ -166,11 +166,13 @@ TEST(SceShapes, NdMatrix) {
     for (int64_t C : cs) {
       std::vector<int64_t> as = {1, 3, 17, 100, 1000};
       if (C >= 1000) as = {1, 5};
-      if (C >= 32000) as = {1, 2};
-      if (C == (1 << 20)) as = {1};
+      if (C >= 32000) as = {2};
+      if (C >= 131072) as = {1};
       for (int64_t A : as)
         for (int range = 0; range < 2; ++range) {
           if (C >= 32000 && range == 1 && dt != ACL_FLOAT) continue;
+          // 2^20: fp32 with U(90, 100) and bf16 (fp16 shares the 16-bit paths), to stay fast.
+          if (C == (1 << 20) && (dt == ACL_FLOAT16 || (dt == ACL_FLOAT && range == 0))) continue;
           Case c{dt, {A, C}, {A, C}};
           if (range == 1) { c.lo = 90; c.hi = 100; }  // a naive exp overflows
           c.seed = ++seed;
@@ -184,7 +186,8 @@ TEST(SceShapes, NchwMatrix) {
   for (aclDataType dt : kDtypes)
     for (int64_t C : {1, 2, 3, 5, 8, 17, 31, 300})
       for (auto hw : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {3, 5}, {16, 16}, {4, 33}})
-        for (int64_t N : {1, 3}) {
+        for (int64_t N : {1, 2}) {
+          if (C == 300 && hw.first == 16 && N == 2) continue;
           Case c{dt, {N, C, hw.first, hw.second}, {N, C, hw.first, hw.second}, true};
           c.lo = (seed % 2) ? 90 : -5;
           c.hi = c.lo + 10;
@@ -298,7 +301,7 @@ TEST(SceBroadcast, EveryPatternEveryDtype) {
   uint64_t seed = 700;
   const int64_t N = 37;
   for (aclDataType dt : kDtypes)
-    for (int64_t C : {1, 3, 8, 20, 5000}) {
+    for (int64_t C : {1, 3, 8, 20, 700}) {
       const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> pats = {
           {{N, C}, {1, C}}, {{N, C}, {N, 1}}, {{N, C}, {1, 1}}, {{1, C}, {N, C}}, {{N, 1}, {N, C}},
           {{1, 1}, {N, C}}, {{1, C}, {N, 1}}, {{N, 1}, {1, C}}, {{1, C}, {1, C}}};
@@ -313,8 +316,21 @@ TEST(SceBroadcast, EveryPatternEveryDtype) {
     }
 }
 
+TEST(SceBroadcast, LongRowsWithSharedOrScalarInputs) {
+  // SplitR rows (3 chunks) with a [1, C] labels row, a [N, 1] features column, and both.
+  uint64_t seed = 900;
+  const int64_t C = 9000;
+  for (aclDataType dt : {ACL_FLOAT, ACL_BF16})
+    for (const auto& [fd, ld] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+             {{3, C}, {1, C}}, {{3, 1}, {3, C}}, {{1, C}, {3, 1}}}) {
+      Case c{dt, fd, ld};
+      c.seed = ++seed;
+      RunCase(c);
+    }
+}
+
 TEST(SceBroadcast, SharedLabelsRowNeedsNoWorkspace) {
-  HostTensor f(ACL_FLOAT, {2000, 1000}), l(ACL_FLOAT, {1, 1000}), loss(ACL_FLOAT, {2000}), bp(ACL_FLOAT, {2000, 1000});
+  HostTensor f(ACL_FLOAT, {500, 1000}), l(ACL_FLOAT, {1, 1000}), loss(ACL_FLOAT, {500}), bp(ACL_FLOAT, {500, 1000});
   aclnn_test::Rng rng(9);
   Fill(f, rng, -4, 4);
   Fill(l, rng, 0, 0.002);

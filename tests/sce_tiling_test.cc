@@ -59,8 +59,9 @@ TEST(SceTiling, Table) {
       {"[4,1048576] Ascend", Nd(4, 1 << 20), kAscendLikePlatform, S::kSplitR, K::kRows, 4, 1 << 20, 40, 26, 40, 10, 4096, 256, 4096, true, 16512},
       {"[1,131072]", Nd(1, 131072), kThisLike, S::kSplitR, K::kRows, 1, 131072, 2, 16, 2, 16, 4096, 32, 4096, true, 576},
       {"[1048576,2]", Nd(1048576, 2), kThisLike, S::kFullLoad, K::kPackedRows, 1048576, 2, 2, 524288, 2, 524288, 0, 0, 0, false, 0},
-      {"[65536,10]", Nd(65536, 10), kThisLike, S::kFullLoad, K::kRows, 65536, 10, 2, 32768, 2, 32768, 0, 0, 0, false, 0},
-      {"[100,9] small", Nd(100, 9), kThisLike, S::kFullLoad, K::kRows, 100, 9, 1, 100, 1, 100, 0, 0, 0, false, 0},
+      {"[65536,10]", Nd(65536, 10), kThisLike, S::kFullLoad, K::kPackedRows, 65536, 10, 2, 32768, 2, 32768, 0, 0, 0, false, 0},
+      {"[100,16] small", Nd(100, 16), kThisLike, S::kFullLoad, K::kPackedRows, 100, 16, 1, 112, 1, 100, 0, 0, 0, false, 0},
+      {"[100,17] small", Nd(100, 17), kThisLike, S::kFullLoad, K::kRows, 100, 17, 1, 100, 1, 100, 0, 0, 0, false, 0},
       {"[33,1]", Nd(33, 1), kThisLike, S::kFullLoad, K::kOneClass, 33, 1, 1, 33, 1, 33, 0, 0, 0, false, 0},
       {"[4,0]", Nd(4, 0), kThisLike, S::kFullLoad, K::kZeroClasses, 4, 0, 1, 4, 1, 4, 0, 0, 0, false, 0},
       {"[0,5]", Nd(0, 5), kThisLike, S::kEmpty, K::kNone, 0, 5, 0, 0, 0, 0, 0, 0, 0, false, 0},
@@ -132,7 +133,7 @@ TEST(SceTiling, WorkspaceLayoutForCopies) {
 // The math (kernel and chunking) depends on R and the layout only, never on the platform:
 // that is what makes results identical on every machine and thread count.
 TEST(SceTiling, MathIndependentOfPlatform) {
-  for (int64_t C : {0, 1, 2, 8, 9, 4096, 4097, 100000})
+  for (int64_t C : {0, 1, 2, 8, 16, 17, 4096, 4097, 100000})
     for (int64_t N : {1, 3, 1000}) {
       const SceTiling a = PlanSce(Nd(N, C), PlatformInfo{1, 64 * 1024});
       for (PlatformInfo pi : {kThisLike, kAscendLikePlatform, PlatformInfo{3, 4096}, PlatformInfo{8, 1 << 24}}) {

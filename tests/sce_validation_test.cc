@@ -228,3 +228,15 @@ TEST(SceValidation, ExecuteRejectsBadExecutor) {
   // Consumed: a second run of a non-repeatable executor is rejected.
   EXPECT_EQ(aclnnSoftmaxCrossEntropyWithLogits(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID);
 }
+
+TEST(SceValidation, NullDataBeforeOverlapRules) {
+  // A null-data tensor and a self-overlapping output: null data (161001) is reported first.
+  HostTensor l(ACL_FLOAT, {4, 3}), loss(ACL_FLOAT, {4});
+  std::vector<float> st(64);
+  const int64_t d[2] = {4, 3}, s0[2] = {0, 1}, sd[1] = {64};
+  aclTensor* nodata = aclCreateTensor(d, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, sd, 1, nullptr);
+  aclTensor* self = aclCreateTensor(d, 2, ACL_FLOAT, s0, 0, ACL_FORMAT_ND, sd, 1, st.data());
+  ExpectFail(Get(nodata, l.handle, loss.handle, self), ACLNN_ERR_PARAM_NULLPTR, {"features data is null"});
+  aclDestroyTensor(nodata);
+  aclDestroyTensor(self);
+}

@@ -60,7 +60,9 @@ inline void StoreAsStream(BFloat16* p, Vf a) { StoreBf16BitsStream(reinterpret_c
 //   inf (callers pass x - max <= 0). NaN in, the same NaN out.
 //   Method: Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2, Cephes' degree-7 polynomial for
 //   e^r, and a scale by 2^n split in two factors so that subnormal results are rounded once.
-inline Vf Exp(Vf x) {
+// Always inlined: an out-of-line call inside a kernel loop spills every live vector register
+// (all of them are caller-saved), which costs more than the function itself.
+__attribute__((always_inline)) inline Vf Exp(Vf x) {
   const Mask nan = IsNaN(x);
   Vf a = Select(nan, Zero(), x);
   a = Min(Max(a, Set(-104.0f)), Set(88.72f));

@@ -100,6 +100,7 @@ bool SelfOverlaps(const aclTensor& t) {
 
 struct SceViews {
   View v[4];
+  bool selfOverlap[4] = {};
 };
 
 aclnnStatus CheckAddrsImpl(const char* api, const SceViews& vs, void* const base[4]) {
@@ -108,6 +109,13 @@ aclnnStatus CheckAddrsImpl(const char* api, const SceViews& vs, void* const base
       return Fail(ACLNN_ERR_PARAM_NULLPTR, api,
                   StrFormat("%s data is null but the tensor has %lld elements", kNames[i],
                             static_cast<long long>(vs.v[i].numel)));
+  for (int out : {kLoss, kBackprop})
+    if (vs.selfOverlap[out])
+      return Fail(ACLNN_ERR_PARAM_INVALID, api,
+                  StrFormat("%s view overlaps itself (shape %s, strides %s): an output needs one "
+                            "address per element",
+                            kNames[out], ShapeToString(vs.v[out].t.dims).c_str(),
+                            ShapeToString(vs.v[out].t.strides).c_str()));
   ByteSpan span[4];
   for (int i = 0; i < 4; ++i) span[i] = ViewSpan(vs.v[i].t, base[i]);
   for (int out : {kLoss, kBackprop}) {
@@ -284,13 +292,8 @@ extern "C" aclnnStatus aclnnSoftmaxCrossEntropyWithLogitsGetWorkspaceSize(
     plan->views.v[i].t.strides = t[i]->strides;
     plan->views.v[i].t.offset = t[i]->offset;
     plan->views.v[i].numel = NumElements(*t[i]);
+    plan->views.selfOverlap[i] = i >= kLoss && SelfOverlaps(*t[i]);
   }
-  for (int out : {kLoss, kBackprop})
-    if (SelfOverlaps(*t[out]))
-      return Fail(ACLNN_ERR_PARAM_INVALID, api,
-                  StrFormat("%s view overlaps itself (shape %s, strides %s): an output needs one "
-                            "address per element",
-                            kNames[out], Shape(*t[out]).c_str(), ShapeToString(t[out]->strides).c_str()));
   void* const base[4] = {features->data, labels->data, loss->data, backprop->data};
   if (const aclnnStatus st = CheckAddrsImpl(api, plan->views, base); st != ACLNN_SUCCESS) return st;
 

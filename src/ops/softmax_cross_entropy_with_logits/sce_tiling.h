@@ -6,8 +6,8 @@
 //   R == 0          kZeroClasses: loss = 0 (the empty sum), backprop empty
 //   R == 1          kOneClass:    loss = y*(0 - z), backprop = (1 + z) - y with z = x - x
 //                                 (exactly 0 and 1 - y for finite x; NaN for inf/NaN as in TF)
-//   2 <= R <= 8     kPackedRows:  16 rows transposed into the 16 lanes, classes walked in order
-//   R >= 9          kRows:        chunks of kSceChunk classes; one chunk = FullLoad (3 passes
+//   2 <= R <= 16    kPackedRows:  16 rows transposed into the 16 lanes, classes walked in order
+//   R >= 17         kRows:        chunks of kSceChunk classes; one chunk = FullLoad (3 passes
 //                                 from L1), more = SplitR (online (max, sum) per chunk, combined
 //                                 in chunk order in double, then one apply pass)
 //   NCHW, H*W > 1   kNchwLanes:   lanes = 16 consecutive positions, classes walked with stride
@@ -26,7 +26,7 @@ namespace aclnn_portable {
 // it fixes the accumulation order. 4096 x (x, y, backprop, fp32 exp) <= 64 KiB fits every UB.
 constexpr int64_t kSceChunk = 4096;
 // Largest class count of the packed small-C path.
-constexpr int64_t kScePackedMaxC = 8;
+constexpr int64_t kScePackedMaxC = 16;
 // A core is only used when it gets at least this many elements: waking a worker costs more
 // than computing a small problem (the CANN sample [16, 4] runs on the caller alone).
 constexpr int64_t kSceMinElemsPerCore = 32768;
