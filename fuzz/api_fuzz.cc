@@ -567,6 +567,7 @@ void FuzzSce(FuzzedDataProvider& fdp) {
     stream = &bogus_stream;
     expect_fail = true;
   }
+  std::unique_ptr<Buffer> spoiled_labels;  // kept alive until the queued runs are done
   for (int run = 0; run < runs; ++run) {
     // Rebinding an output to a fresh copy of its buffer: the result must land there only.
     if (run > 0 && fdp.ConsumeBool() && !in_place) {
@@ -584,6 +585,21 @@ void FuzzSce(FuzzedDataProvider& fdp) {
         t[which].storage = t[which].buf.get();
       }
     }
+    // Rebinding labels to a copy of their storage, then spoiling the old one: the run must read
+    // the copy (the reference values are the same).
+    if (run > 0 && !in_place && fdp.ConsumeBool() && t[1].buf && Affordable(t[1].bytes() + 2 * kGuard)) {
+      SyncAll();
+      auto copy = std::make_unique<Buffer>(t[1].bytes(), 0);
+      if (t[1].bytes() > 0) std::memcpy(copy->data(), t[1].buf->data(), t[1].bytes());
+      copy->Snapshot();
+      t[1].buf->CheckGuards();
+      if (!t[1].buf->Unchanged()) Violation("SCE wrote into labels (before rebind)");
+      CHECK(aclSetInputTensorAddr(exec, 1, t[1].handle, copy->data()) == ACLNN_SUCCESS);
+      if (t[1].bytes() > 0) std::memset(t[1].buf->data(), 0x7f, t[1].bytes());  // NaN-ish garbage
+      spoiled_labels = std::move(t[1].buf);
+      t[1].buf = std::move(copy);
+      t[1].storage = t[1].buf.get();
+    }
     const aclnnStatus st2 = aclnnSoftmaxCrossEntropyWithLogits(ws ? ws->data() : nullptr, given, exec, stream);
     if (expect_fail) {
       CHECK(st2 == ACLNN_ERR_PARAM_INVALID, std::to_string(st2));
@@ -595,6 +611,8 @@ void FuzzSce(FuzzedDataProvider& fdp) {
     if (st2 != ACLNN_SUCCESS) Violation("SCE execute refused a valid call", std::to_string(st2));
   }
   if (repeatable) {
+    CHECK(aclSetInputTensorAddr(exec, 2, nullptr, nullptr) == ACLNN_ERR_PARAM_INVALID && HasMessage());
+    CHECK(aclSetOutputTensorAddr(exec, 2, nullptr, nullptr) == ACLNN_ERR_PARAM_INVALID && HasMessage());
     CHECK(aclDestroyAclOpExecutor(exec) == ACLNN_SUCCESS);
   } else {  // consumed by its run
     CHECK(aclnnSoftmaxCrossEntropyWithLogits(ws ? ws->data() : nullptr, given, exec, nullptr) != ACLNN_SUCCESS);

@@ -84,7 +84,7 @@ stage_fuzz() {
   ACLNN_PORTABLE_NUM_THREADS=2 "$dir/fuzz/aclnn_api_fuzz" -max_total_time="$FUZZ_SECONDS" \
     -rss_limit_mb=3072 -malloc_limit_mb=512 -timeout=30 -print_final_stats=1 \
     -artifact_prefix="$dir/artifacts/" "$work" "$ROOT/fuzz/corpus" > "$dir/fuzz.log" 2>&1 || rc=$?
-  grep -E "^#[0-9]+ +(INITED|DONE)|^stat::" "$dir/fuzz.log" || true
+  grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::" "$dir/fuzz.log" || true
   [ "$rc" -eq 0 ] || { tail -80 "$dir/fuzz.log"; echo "fuzzer failed (rc $rc); reproducer in $dir/artifacts/"; return 1; }
   stage_end
 }

@@ -26,6 +26,11 @@ constexpr int kL = simd::kLanes;
 constexpr int64_t kLaneBlock = 32;
 // The lane path keeps exp values for reuse when C * 16 floats fit this scratch.
 constexpr int64_t kLaneScratchC = 256;
+// NCHW: copy scratch (floats) and the most 16-position groups copied together.
+constexpr int64_t kNchwScratch = 8192;
+constexpr int64_t kNchwWide = 8;
+// NCHW software prefetch distance along a class row, in elements.
+constexpr int64_t kNchwPrefetch = 512;
 
 inline Vf Fold4(Vf a, Vf b, Vf c, Vf d) { return simd::Add(simd::Add(a, b), simd::Add(c, d)); }
 
@@ -111,7 +116,7 @@ ChunkStat ChunkStats(const In& x, int64_t n, float* es) {
   return {m, static_cast<double>(k) + static_cast<double>(t), k, t};
 }
 
-// Writes backprop = exp(x - m) / s - y over one chunk and returns its loss part
+// Writes backprop = exp(x - m) * (1 / s) - y over one chunk and returns its loss part
 // sum y * (L - (x - m)) (per element, so 0 * inf is NaN as in TensorFlow). es: the exp values
 // from ChunkStats of the same chunk with the same m (single-chunk rows), else recomputed.
 template <typename T, typename InX, typename InY>
@@ -119,13 +124,13 @@ float ChunkApply(const InX& x, const InY& y, T* bp, int64_t n, const SceRowRecor
                  const float* es) {
   const int64_t nv = n / kL;
   const int tail = static_cast<int>(n % kL);
-  const Vf M = simd::Set(row.m), S = simd::Set(row.sf), L = simd::Set(row.L);
+  const Vf M = simd::Set(row.m), Inv = simd::Set(row.inv), L = simd::Set(row.L);
   Vf la[4] = {simd::Zero(), simd::Zero(), simd::Zero(), simd::Zero()};
   auto step = [&](int64_t jj, Vf& acc) {
     const Vf xv = x.At(kL * jj), yv = y.At(kL * jj);
     const Vf z = simd::Sub(xv, M);
     const Vf e = es ? simd::Load(es + kL * jj) : simd::Exp(z);
-    simd::StoreAs(bp + kL * jj, simd::Sub(simd::Div(e, S), yv));
+    simd::StoreAs(bp + kL * jj, simd::Sub(simd::Mul(e, Inv), yv));
     acc = simd::Add(acc, simd::Mul(yv, simd::Sub(L, z)));
   };
   int64_t j = 0;
@@ -140,7 +145,7 @@ float ChunkApply(const InX& x, const InY& y, T* bp, int64_t n, const SceRowRecor
     const Vf xv = x.Tail(kL * nv, tail, 0.0f), yv = y.Tail(kL * nv, tail, 0.0f);
     const Vf z = simd::Sub(xv, M);
     const Vf e = es ? simd::Load(es + kL * nv) : simd::Exp(z);
-    simd::StoreAsN(bp + kL * nv, simd::Sub(simd::Div(e, S), yv), tail);
+    simd::StoreAsN(bp + kL * nv, simd::Sub(simd::Mul(e, Inv), yv), tail);
     la[nv & 3] = simd::Add(la[nv & 3], simd::Mul(yv, simd::Sub(L, z)));
   }
   return simd::ReduceSum(Fold4(la[0], la[1], la[2], la[3]));
@@ -246,9 +251,15 @@ inline void LanesLog(const SplitSum& sum, Vf* s, Vf* L) {
   simd::Store(kv, sum.k);
   simd::Store(tv, sum.t);
   for (int l = 0; l < kL; ++l) S[l] = static_cast<double>(kv[l]) + static_cast<double>(tv[l]);
-  for (int l = 0; l < kL; ++l) lg[l] = LogPositive(S[l]);
+  int special = 0;
   for (int l = 0; l < kL; ++l) {
-    if (!(S[l] >= 1e-300 && S[l] <= 1e300)) lg[l] = std::log(S[l]);
+    lg[l] = LogPositive(S[l]);
+    special |= !(S[l] >= 1e-300 && S[l] <= 1e300);
+  }
+  if (special)
+    for (int l = 0; l < kL; ++l)
+      if (!(S[l] >= 1e-300 && S[l] <= 1e300)) lg[l] = std::log(S[l]);
+  for (int l = 0; l < kL; ++l) {
     kv[l] = static_cast<float>(S[l]);
     tv[l] = static_cast<float>(lg[l]);
   }
@@ -276,6 +287,7 @@ Vf LanesCore(int64_t C, LX lx, LY ly, SB sb, float* es) {
   }
   Vf s, L;
   LanesLog(sum, &s, &L);
+  const Vf inv = simd::Div(simd::Set(1.0f), s);
   Vf loss = simd::Zero();
   for (int64_t c0 = 0; c0 < C; c0 += kLaneBlock) {
     const int64_t c1 = std::min(C, c0 + kLaneBlock);
@@ -284,7 +296,7 @@ Vf LanesCore(int64_t C, LX lx, LY ly, SB sb, float* es) {
       const Vf yv = ly(c);
       const Vf z = simd::Sub(lx(c), m);
       const Vf e = es ? simd::Load(es + kL * c) : simd::Exp(z);
-      sb(c, simd::Sub(simd::Div(e, s), yv));
+      sb(c, simd::Sub(simd::Mul(e, inv), yv));
       b = simd::Add(b, simd::Mul(yv, simd::Sub(L, z)));
     }
     loss = simd::Add(loss, b);
@@ -293,20 +305,24 @@ Vf LanesCore(int64_t C, LX lx, LY ly, SB sb, float* es) {
 }
 
 // C in [2, 16]: a block of 16 rows is transposed into lanes (class-major scratch) and back.
-template <typename T, int kC>
-void PackedRows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
+// kDense: all of x, y, backprop are dense [A, kC] and loss is dense, so every offset in a block
+// is a compile-time constant and the transposes compile to straight-line code.
+template <typename T, int kC, bool kDense>
+void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   const T* xb = static_cast<const T*>(k.x);
   const T* yb = static_cast<const T*>(k.y);
   T* bpb = static_cast<T*>(k.bp);
   T* lb = static_cast<T*>(k.loss);
-  const int64_t xcs = k.xScalar ? 0 : 1, ycs = k.yScalar ? 0 : 1;
+  const int64_t xcs = kDense ? 1 : (k.xScalar ? 0 : 1), ycs = kDense ? 1 : (k.yScalar ? 0 : 1);
+  const int64_t xrs = kDense ? kC : k.xRowStride, yrs = kDense ? kC : k.yRowStride;
+  const int64_t brs = kDense ? kC : k.bpRowStride, ls = kDense ? 1 : k.lossStride;
   alignas(64) float X[kC * kL], Y[kC * kL], B[kC * kL], E[kC * kL], Lo[kL];
   for (int64_t blk = a0; blk < a1; blk += kL) {
     const int nr = static_cast<int>(std::min<int64_t>(kL, a1 - blk));
     for (int r = 0; r < kL; ++r) {
       if (r < nr) {
-        const T* xr = xb + (blk + r) * k.xRowStride;
-        const T* yr = yb + (blk + r) * k.yRowStride;
+        const T* xr = xb + (blk + r) * xrs;
+        const T* yr = yb + (blk + r) * yrs;
         for (int c = 0; c < kC; ++c) {
           X[c * kL + r] = ToFloat(xr[c * xcs]);
           Y[c * kL + r] = ToFloat(yr[c * ycs]);
@@ -321,26 +337,39 @@ void PackedRows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
         [&](int64_t c, Vf v) { simd::Store(B + c * kL, v); }, E);
     simd::Store(Lo, loss);
     for (int r = 0; r < nr; ++r) {
-      T* br = bpb + (blk + r) * k.bpRowStride;
+      T* br = bpb + (blk + r) * brs;
       for (int c = 0; c < kC; ++c) br[c] = FromFloat<T>(B[c * kL + r]);
-      lb[(blk + r) * k.lossStride] = FromFloat<T>(Lo[r]);
+      lb[(blk + r) * ls] = FromFloat<T>(Lo[r]);
     }
   }
 }
 
+template <typename T, int kC>
+void PackedRows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
+  const bool dense = !k.xScalar && !k.yScalar && k.xRowStride == kC && k.yRowStride == kC &&
+                     k.bpRowStride == kC && k.lossStride == 1;
+  if (dense) PackedRowsT<T, kC, true>(k, a0, a1);
+  else PackedRowsT<T, kC, false>(k, a0, a1);
+}
+
+// NCHW, for groups of n <= 16 positions. Features and labels are first copied into
+// class-major scratch (16 floats per class and group) that the lane passes read: the class rows
+// lie H*W apart, often a multiple of 4 KiB, so they share cache sets (and would not survive until
+// a second pass) and alias the backprop stores. Up to kNchwWide groups are copied together, so
+// each class row is read in runs of kNchwWide * 64 bytes. Backprop is written once.
 template <typename T, bool kFull>
-void NchwRun(const SceKernelArgs& k, const T* x, const T* y, T* bp, T* loss, int n, float* es) {
-  const int64_t C = k.tiling.R, HW = k.tiling.HW;
+void NchwCopyIn(const T* src, int64_t C, int64_t HW, int n, float* dst) {
+  for (int64_t c = 0; c < C; ++c) {
+    if constexpr (kFull) simd::Store(dst + kL * c, simd::LoadAs(src + c * HW));
+    else simd::Store(dst + kL * c, simd::LoadAsN(src + c * HW, n, 0.0f));
+  }
+}
+
+template <typename T, bool kFull>
+void NchwGroup(int64_t C, int64_t HW, const float* X, const float* Y, T* bp, T* loss, int n, float* es) {
   const Vf l = LanesCore(
-      C,
-      [&](int64_t c) {
-        if constexpr (kFull) return simd::LoadAs(x + c * HW);
-        else return simd::LoadAsN(x + c * HW, n, 0.0f);
-      },
-      [&](int64_t c) {
-        if constexpr (kFull) return simd::LoadAs(y + c * HW);
-        else return simd::LoadAsN(y + c * HW, n, 0.0f);
-      },
+      C, [&](int64_t c) { return simd::Load(X + kL * c); },
+      [&](int64_t c) { return simd::Load(Y + kL * c); },
       [&](int64_t c, Vf v) {
         if constexpr (kFull) simd::StoreAs(bp + c * HW, v);
         else simd::StoreAsN(bp + c * HW, v, n);
@@ -350,22 +379,67 @@ void NchwRun(const SceKernelArgs& k, const T* x, const T* y, T* bp, T* loss, int
   else simd::StoreAsN(loss, l, n);
 }
 
+// Large C: no scratch, every pass reads memory.
+template <typename T>
+void NchwDirect(int64_t C, int64_t HW, const T* x, const T* y, T* bp, T* loss, int n) {
+  auto load = [n](const T* p) { return n == kL ? simd::LoadAs(p) : simd::LoadAsN(p, n, 0.0f); };
+  const Vf l = LanesCore(
+      C, [&](int64_t c) { return load(x + c * HW); }, [&](int64_t c) { return load(y + c * HW); },
+      [&](int64_t c, Vf v) {
+        if (n == kL) simd::StoreAs(bp + c * HW, v);
+        else simd::StoreAsN(bp + c * HW, v, n);
+      },
+      nullptr);
+  if (n == kL) simd::StoreAs(loss, l);
+  else simd::StoreAsN(loss, l, n);
+}
+
 template <typename T>
 void NchwLanes(const SceKernelArgs& k, int64_t p0, int64_t p1) {
   const int64_t C = k.tiling.R, HW = k.tiling.HW;
-  alignas(64) float es[kLaneScratchC * kL];
-  float* scratch = C <= kLaneScratchC ? es : nullptr;
+  // Groups copied at once: as many as fit the scratch (2 * C * 16 floats per group).
+  const int wide = static_cast<int>(std::clamp<int64_t>(kNchwScratch / (2 * kL * std::max<int64_t>(C, 1)), 0, kNchwWide));
+  alignas(64) float scratch[kNchwScratch], es[kLaneScratchC * kL];
   const T* xb = static_cast<const T*>(k.x);
   const T* yb = static_cast<const T*>(k.y);
   T* bpb = static_cast<T*>(k.bp);
   T* lb = static_cast<T*>(k.loss);
   for (int64_t p = p0; p < p1;) {
     const int64_t n = p / HW, hw = p % HW;
-    const int run = static_cast<int>(std::min<int64_t>({kL, HW - hw, p1 - p}));
     const int64_t off = n * C * HW + hw;
-    if (run == kL) NchwRun<T, true>(k, xb + off, yb + off, bpb + off, lb + p, run, scratch);
-    else NchwRun<T, false>(k, xb + off, yb + off, bpb + off, lb + p, run, scratch);
-    p += run;
+    const int64_t avail = std::min(HW - hw, p1 - p);
+    if (wide == 0) {  // C > kNchwScratch / 32
+      const int run = static_cast<int>(std::min<int64_t>(kL, avail));
+      NchwDirect<T>(C, HW, xb + off, yb + off, bpb + off, lb + p, run);
+      p += run;
+      continue;
+    }
+    float* es_or_null = C <= kLaneScratchC ? es : nullptr;
+    const int64_t groups = std::min<int64_t>(wide, avail / kL);
+    if (groups == 0) {  // a partial group at the end of an image or block
+      const int run = static_cast<int>(avail);
+      NchwCopyIn<T, false>(xb + off, C, HW, run, scratch);
+      NchwCopyIn<T, false>(yb + off, C, HW, run, scratch + kL * C);
+      NchwGroup<T, false>(C, HW, scratch, scratch + kL * C, bpb + off, lb + p, run, es_or_null);
+      p += run;
+      continue;
+    }
+    for (int64_t c = 0; c < C; ++c)  // class rows in runs of `groups` vectors
+      for (int64_t g = 0; g < groups; ++g) {
+        float* X = scratch + 2 * kL * C * g;
+        const int64_t at = off + c * HW + kL * g;
+        // 2 C streams H*W apart are more than the hardware prefetchers track: fetch ahead
+        // (a hint past the end of the data never faults).
+        __builtin_prefetch(xb + at + kNchwPrefetch);
+        __builtin_prefetch(yb + at + kNchwPrefetch);
+        simd::Store(X + kL * c, simd::LoadAs(xb + at));
+        simd::Store(X + kL * C + kL * c, simd::LoadAs(yb + at));
+      }
+    for (int64_t g = 0; g < groups; ++g) {
+      const float* X = scratch + 2 * kL * C * g;
+      NchwGroup<T, true>(C, HW, X, X + kL * C, bpb + off + kL * g, lb + p + kL * g, kL, es_or_null);
+    }
+    p += groups * kL;
   }
 }
 

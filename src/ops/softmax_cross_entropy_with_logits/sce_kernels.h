@@ -58,6 +58,7 @@ struct SceOnline {
     r.S = S;
     r.m = m;
     r.sf = static_cast<float>(S);
+    r.inv = 1.0f / r.sf;
     r.L = static_cast<float>(std::log(S));
     return r;
   }

@@ -84,7 +84,7 @@ struct SceChunkRecord {
 };
 struct SceRowRecord {
   double S;
-  float m, L, sf, pad;
+  float m, L, sf, inv;  // inv = 1 / sf: softmax = exp(z) * inv (a multiply, not a divide)
 };
 
 SceTiling PlanSce(const SceProblem& problem, const PlatformInfo& platform);
