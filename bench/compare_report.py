@@ -328,7 +328,7 @@ def chart(results, meta, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    sce = [r for r in results if r["kind"] == "sce" and r["ours"]]
+    sce = [r for r in results if r["kind"] == "sce" and r["ours"] and (r["onednn"] or r["torch"])]
     roof = [r for r in results if r["ours"] and r["roofline"]]
     fig, axes = plt.subplots(2, 1, figsize=(11, 7.5), dpi=72)
     ax = axes[0]
@@ -455,7 +455,8 @@ def write(results, meta, out_path, chart_path, args):
            "bench/compare --quick   # a handful of shapes, < 60 s: the README's performance summary",
            "bench/compare           # every shape below (a few minutes); rewrites this file and the chart",
            "bench/compare --priority  # on a shared machine: own scheduling group at nice -15 (root)",
-           "bench/compare --help    # --threads N, --reps R, --filter REGEX, --build-dir DIR, --output FILE",
+           "bench/compare --help    # --threads N, --reps R, --filter REGEX, --build-dir DIR, --output FILE,",
+           "                        # --from-json build-bench/compare-full.json (re-render, no measuring)",
            "```", "",
            "It builds `aclnn_bench_peers` in `build-bench/` (CMake with `-DACLNN_BUILD_BENCH=ON`) and needs"
            " `/usr/bin/python3` with Debian's `python3-torch` and `python3-matplotlib`, and `libdnnl-dev`"
