@@ -16,4 +16,4 @@ for sample in build/examples/*_sample; do
 done
 
 echo "== performance summary (bench/compare --quick) =="
-bench/compare --quick
+bench/compare --quick --build-dir build
