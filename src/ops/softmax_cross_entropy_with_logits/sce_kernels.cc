@@ -251,9 +251,15 @@ inline void LanesLog(const SplitSum& sum, Vf* s, Vf* L) {
   simd::Store(kv, sum.k);
   simd::Store(tv, sum.t);
   for (int l = 0; l < kL; ++l) S[l] = static_cast<double>(kv[l]) + static_cast<double>(tv[l]);
-  for (int l = 0; l < kL; ++l) lg[l] = LogPositive(S[l]);
+  int special = 0;
   for (int l = 0; l < kL; ++l) {
-    if (!(S[l] >= 1e-300 && S[l] <= 1e300)) lg[l] = std::log(S[l]);
+    lg[l] = LogPositive(S[l]);
+    special |= !(S[l] >= 1e-300 && S[l] <= 1e300);
+  }
+  if (special)
+    for (int l = 0; l < kL; ++l)
+      if (!(S[l] >= 1e-300 && S[l] <= 1e300)) lg[l] = std::log(S[l]);
+  for (int l = 0; l < kL; ++l) {
     kv[l] = static_cast<float>(S[l]);
     tv[l] = static_cast<float>(lg[l]);
   }
@@ -299,20 +305,24 @@ Vf LanesCore(int64_t C, LX lx, LY ly, SB sb, float* es) {
 }
 
 // C in [2, 16]: a block of 16 rows is transposed into lanes (class-major scratch) and back.
-template <typename T, int kC>
-void PackedRows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
+// kDense: all of x, y, backprop are dense [A, kC] and loss is dense, so every offset in a block
+// is a compile-time constant and the transposes compile to straight-line code.
+template <typename T, int kC, bool kDense>
+void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   const T* xb = static_cast<const T*>(k.x);
   const T* yb = static_cast<const T*>(k.y);
   T* bpb = static_cast<T*>(k.bp);
   T* lb = static_cast<T*>(k.loss);
-  const int64_t xcs = k.xScalar ? 0 : 1, ycs = k.yScalar ? 0 : 1;
+  const int64_t xcs = kDense ? 1 : (k.xScalar ? 0 : 1), ycs = kDense ? 1 : (k.yScalar ? 0 : 1);
+  const int64_t xrs = kDense ? kC : k.xRowStride, yrs = kDense ? kC : k.yRowStride;
+  const int64_t brs = kDense ? kC : k.bpRowStride, ls = kDense ? 1 : k.lossStride;
   alignas(64) float X[kC * kL], Y[kC * kL], B[kC * kL], E[kC * kL], Lo[kL];
   for (int64_t blk = a0; blk < a1; blk += kL) {
     const int nr = static_cast<int>(std::min<int64_t>(kL, a1 - blk));
     for (int r = 0; r < kL; ++r) {
       if (r < nr) {
-        const T* xr = xb + (blk + r) * k.xRowStride;
-        const T* yr = yb + (blk + r) * k.yRowStride;
+        const T* xr = xb + (blk + r) * xrs;
+        const T* yr = yb + (blk + r) * yrs;
         for (int c = 0; c < kC; ++c) {
           X[c * kL + r] = ToFloat(xr[c * xcs]);
           Y[c * kL + r] = ToFloat(yr[c * ycs]);
@@ -327,11 +337,19 @@ void PackedRows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
         [&](int64_t c, Vf v) { simd::Store(B + c * kL, v); }, E);
     simd::Store(Lo, loss);
     for (int r = 0; r < nr; ++r) {
-      T* br = bpb + (blk + r) * k.bpRowStride;
+      T* br = bpb + (blk + r) * brs;
       for (int c = 0; c < kC; ++c) br[c] = FromFloat<T>(B[c * kL + r]);
-      lb[(blk + r) * k.lossStride] = FromFloat<T>(Lo[r]);
+      lb[(blk + r) * ls] = FromFloat<T>(Lo[r]);
     }
   }
+}
+
+template <typename T, int kC>
+void PackedRows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
+  const bool dense = !k.xScalar && !k.yScalar && k.xRowStride == kC && k.yRowStride == kC &&
+                     k.bpRowStride == kC && k.lossStride == 1;
+  if (dense) PackedRowsT<T, kC, true>(k, a0, a1);
+  else PackedRowsT<T, kC, false>(k, a0, a1);
 }
 
 // NCHW, for groups of n <= 16 positions. Features and labels are first copied into
