@@ -251,11 +251,9 @@ inline void LanesLog(const SplitSum& sum, Vf* s, Vf* L) {
   simd::Store(kv, sum.k);
   simd::Store(tv, sum.t);
   for (int l = 0; l < kL; ++l) S[l] = static_cast<double>(kv[l]) + static_cast<double>(tv[l]);
+  for (int l = 0; l < kL; ++l) lg[l] = LogPositive(S[l]);  // kept alone: it vectorises
   int special = 0;
-  for (int l = 0; l < kL; ++l) {
-    lg[l] = LogPositive(S[l]);
-    special |= !(S[l] >= 1e-300 && S[l] <= 1e300);
-  }
+  for (int l = 0; l < kL; ++l) special |= !(S[l] >= 1e-300 && S[l] <= 1e300);
   if (special)
     for (int l = 0; l < kL; ++l)
       if (!(S[l] >= 1e-300 && S[l] <= 1e300)) lg[l] = std::log(S[l]);
@@ -316,9 +314,29 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   const int64_t xcs = kDense ? 1 : (k.xScalar ? 0 : 1), ycs = kDense ? 1 : (k.yScalar ? 0 : 1);
   const int64_t xrs = kDense ? kC : k.xRowStride, yrs = kDense ? kC : k.yRowStride;
   const int64_t brs = kDense ? kC : k.bpRowStride, ls = kDense ? 1 : k.lossStride;
-  alignas(64) float X[kC * kL], Y[kC * kL], B[kC * kL], E[kC * kL], Lo[kL];
+  alignas(64) float X[kC * kL], Y[kC * kL], B[kC * kL], E[kC * kL], Lo[kL], Raw[kC * kL];
   for (int64_t blk = a0; blk < a1; blk += kL) {
     const int nr = static_cast<int>(std::min<int64_t>(kL, a1 - blk));
+    if (kDense && nr == kL) {  // a full dense block: vector loads (and conversions), float transposes
+      const T* xs = xb + blk * kC;
+      const T* ys = yb + blk * kC;
+      for (int i = 0; i < kC; ++i) simd::Store(Raw + kL * i, simd::LoadAs(xs + kL * i));
+      for (int r = 0; r < kL; ++r)
+        for (int c = 0; c < kC; ++c) X[c * kL + r] = Raw[r * kC + c];
+      for (int i = 0; i < kC; ++i) simd::Store(Raw + kL * i, simd::LoadAs(ys + kL * i));
+      for (int r = 0; r < kL; ++r)
+        for (int c = 0; c < kC; ++c) Y[c * kL + r] = Raw[r * kC + c];
+      const Vf loss = LanesCore(
+          kC, [&](int64_t c) { return simd::Load(X + c * kL); },
+          [&](int64_t c) { return simd::Load(Y + c * kL); },
+          [&](int64_t c, Vf v) { simd::Store(B + c * kL, v); }, E);
+      for (int r = 0; r < kL; ++r)
+        for (int c = 0; c < kC; ++c) Raw[r * kC + c] = B[c * kL + r];
+      T* bs = bpb + blk * kC;
+      for (int i = 0; i < kC; ++i) simd::StoreAs(bs + kL * i, simd::Load(Raw + kL * i));
+      simd::StoreAs(lb + blk, loss);
+      continue;
+    }
     for (int r = 0; r < kL; ++r) {
       if (r < nr) {
         const T* xr = xb + (blk + r) * xrs;
