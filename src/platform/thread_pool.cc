@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -36,9 +37,24 @@ int NumThreadsSetting() {
 }
 
 namespace {
-// How long an idle worker spins before it sleeps: long enough that back-to-back operator calls
-// (a training step) find it awake, short enough not to steal a 2-core machine from its caller.
-constexpr int kSpinIterations = 20000;  // ~50-100 us of _mm_pause
+// How long an idle worker (or a caller waiting for workers) spins before it sleeps: long enough
+// that back-to-back operator calls (a training step) find the workers awake, short enough not to
+// steal a small machine from its caller. Measured in time, not iterations: PAUSE costs ~10 cycles
+// on some cores and ~140 on others.
+constexpr auto kSpinTime = std::chrono::microseconds(50);
+
+// Spins until pred() or kSpinTime has passed; returns pred().
+template <typename Pred>
+bool SpinUntil(Pred pred) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (pred()) return true;
+      ACLNN_CPU_RELAX();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return pred();
+  }
+}
 }  // namespace
 
 struct ThreadPool::Impl {
@@ -72,11 +88,8 @@ struct ThreadPool::Impl {
   void WorkerLoop(Worker* self) {
     uint32_t seen = 0;
     for (;;) {
+      SpinUntil([&] { return self->epoch.load(std::memory_order_acquire) != seen; });
       uint32_t e = self->epoch.load(std::memory_order_acquire);
-      for (int i = 0; e == seen && i < kSpinIterations; ++i) {
-        ACLNN_CPU_RELAX();
-        e = self->epoch.load(std::memory_order_acquire);
-      }
       while (e == seen) {
         self->epoch.wait(seen, std::memory_order_acquire);
         e = self->epoch.load(std::memory_order_acquire);
@@ -152,11 +165,8 @@ void ThreadPool::Run(int64_t num_tasks, int max_workers, TaskFn fn, void* ctx) {
     p.workers[i]->epoch.notify_one();
   }
   p.RunTasks();
+  SpinUntil([&] { return p.pending_workers.load(std::memory_order_acquire) == 0; });
   int left = p.pending_workers.load(std::memory_order_acquire);
-  for (int i = 0; left != 0 && i < kSpinIterations; ++i) {
-    ACLNN_CPU_RELAX();
-    left = p.pending_workers.load(std::memory_order_acquire);
-  }
   while (left != 0) {
     p.pending_workers.wait(left, std::memory_order_acquire);
     left = p.pending_workers.load(std::memory_order_acquire);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,17 @@ inline std::string ShapeToString(const std::vector<int64_t>& dims) {
 }
 const char* DataTypeName(aclDataType dtype);
 const char* FormatName(aclFormat format);
+
+// The integer a C caller passed for an enum parameter. C allows any int there, but loading an
+// out-of-range value as the C++ enum type is undefined (UBSan's -fsanitize=enum), so entry points
+// validate enum arguments through this before using them as enums.
+template <typename E>
+int RawEnumValue(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
 
 // Records "<api>: <message>" and returns `status`, so call sites read `return Fail(...)`.
 template <typename Status>

@@ -25,6 +25,7 @@ int64_t NumElements(const aclTensor& t) {
 }
 
 bool IsContiguous(const aclTensor& t) {
+  if (NumElements(t) == 0) return true;  // touches nothing; also keeps `expected` from overflowing
   int64_t expected = 1;
   for (size_t i = t.dims.size(); i-- > 0;) {
     if (t.dims[i] == 1) continue;  // the stride of a size-1 dim is never used
@@ -61,6 +62,29 @@ bool AddNonNeg(int64_t a, int64_t b, int64_t* out) { return !__builtin_add_overf
 
 constexpr const char* kApi = "aclCreateTensor";
 
+bool IsDeclaredDataType(int v) {
+  switch (v) {
+    case ACL_DT_UNDEFINED: case ACL_FLOAT: case ACL_FLOAT16: case ACL_INT8: case ACL_INT32:
+    case ACL_UINT8: case ACL_INT16: case ACL_UINT16: case ACL_UINT32: case ACL_INT64:
+    case ACL_UINT64: case ACL_DOUBLE: case ACL_BOOL: case ACL_STRING: case ACL_COMPLEX64:
+    case ACL_COMPLEX128: case ACL_BF16:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsDeclaredFormat(int v) {
+  switch (v) {
+    case ACL_FORMAT_UNDEFINED: case ACL_FORMAT_NCHW: case ACL_FORMAT_NHWC: case ACL_FORMAT_ND:
+    case ACL_FORMAT_NC1HWC0: case ACL_FORMAT_FRACTAL_Z: case ACL_FORMAT_HWCN:
+    case ACL_FORMAT_NDHWC: case ACL_FORMAT_FRACTAL_NZ: case ACL_FORMAT_NCDHW:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 }  // namespace aclnn_portable
 
@@ -85,9 +109,12 @@ extern "C" aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDims
     return fail("viewDims is null but viewDimsNum is " + std::to_string(viewDimsNum));
   if (storageDimsNum > 0 && storageDims == nullptr)
     return fail("storageDims is null but storageDimsNum is " + std::to_string(storageDimsNum));
-  const size_t es = ElementSize(dataType);
-  if (es == 0)
-    return fail(StrFormat("dataType must be a numeric aclDataType, got %d", static_cast<int>(dataType)));
+  // Enum arguments are checked as the ints a C caller may pass (see RawEnumValue).
+  const int raw_dtype = RawEnumValue(dataType);
+  const size_t es = IsDeclaredDataType(raw_dtype) ? ElementSize(dataType) : 0;
+  if (es == 0) return fail(StrFormat("dataType must be a numeric aclDataType, got %d", raw_dtype));
+  if (!IsDeclaredFormat(RawEnumValue(format)))
+    return fail(StrFormat("format must be an aclFormat declared in acl/acl.h, got %d", RawEnumValue(format)));
   if (offset < 0) return fail(StrFormat("offset must be >= 0, got %lld", static_cast<long long>(offset)));
 
   auto t = std::make_unique<aclTensor>();
@@ -111,7 +138,10 @@ extern "C" aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDims
     t->strides.assign(stride, stride + viewDimsNum);
   } else {  // no strides: row-major contiguous
     t->strides.assign(viewDimsNum, 1);
-    for (size_t i = viewDimsNum; i-- > 1;) t->strides[i - 1] = t->strides[i] * t->dims[i];
+    // The product can only overflow for an empty view (a non-empty one's strides are bounded
+    // by its element count), whose strides are never used: saturate instead of overflowing.
+    for (size_t i = viewDimsNum; i-- > 1;)
+      if (!MulNonNeg(t->strides[i], t->dims[i], &t->strides[i - 1])) t->strides[i - 1] = INT64_MAX;
   }
   for (uint64_t i = 0; i < viewDimsNum; ++i) {
     if (t->strides[i] < 0)

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The hardening CI job (docs/RELIABILITY.md): every check exits non-zero on failure.
+#   1. ASan + UBSan build (tests and examples) -> the whole ctest suite and every example
+#   2. TSan build -> the concurrency stress test and the runtime tests
+#   3. libFuzzer harness (clang, ASan + UBSan) -> FUZZ_SECONDS on a copy of fuzz/corpus
+#   4. valgrind memcheck (plain build) -> every example and the runtime test binary
+# Usage: scripts/ci_hardening.sh [asan|tsan|fuzz|valgrind ...]   (default: all four)
+# Environment: HARDENING_BUILD_ROOT (default build-hardening), FUZZ_SECONDS (60),
+#   ACLNN_STRESS_SECONDS (3), JOBS (2).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+BUILD_ROOT="${HARDENING_BUILD_ROOT:-$ROOT/build-hardening}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+export ACLNN_STRESS_SECONDS="${ACLNN_STRESS_SECONDS:-3}"
+JOBS="${JOBS:-2}"
+STAGES=("$@")
+[ ${#STAGES[@]} -eq 0 ] && STAGES=(asan tsan fuzz valgrind)
+
+# Sanitizer reports are fatal; LeakSanitizer runs with ASan.
+export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
+
+START_ALL=$(date +%s)
+stage_begin() { STAGE_NAME="$1"; STAGE_START=$(date +%s); echo "==== [hardening] $1"; }
+stage_end() { echo "==== [hardening] $STAGE_NAME passed in $(( $(date +%s) - STAGE_START )) s"; }
+
+configure() {  # configure <dir> <cmake args...>
+  local dir="$1"; shift
+  cmake -S "$ROOT" -B "$dir" -G Ninja "$@" > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; return 1; }
+}
+
+run_examples() {  # run_examples <examples dir> [wrapper...]
+  local dir="$1"; shift
+  local found=0
+  for exe in "$dir"/*; do
+    [ -f "$exe" ] && [ -x "$exe" ] || continue
+    found=1
+    echo "---- example $(basename "$exe")"
+    "$@" "$exe" > "$exe.log" 2>&1 || { cat "$exe.log"; echo "example $(basename "$exe") failed"; return 1; }
+  done
+  [ $found -eq 1 ] || echo "(no example programs built)"
+}
+
+stage_asan() {
+  stage_begin "ASan+UBSan: build, ctest, examples"
+  local dir="$BUILD_ROOT/asan"
+  mkdir -p "$BUILD_ROOT"
+  configure "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACLNN_SANITIZE=address,undefined \
+    -DACLNN_BUILD_TESTS=ON -DACLNN_BUILD_EXAMPLES=ON
+  ninja -C "$dir" -j"$JOBS" > "$dir.build.log" 2>&1 || { tail -50 "$dir.build.log"; return 1; }
+  (cd "$dir" && ctest -j"$JOBS" --output-on-failure --timeout 900)
+  run_examples "$dir/examples"
+  stage_end
+}
+
+stage_tsan() {
+  stage_begin "TSan: stress and runtime tests"
+  local dir="$BUILD_ROOT/tsan"
+  mkdir -p "$BUILD_ROOT"
+  configure "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACLNN_SANITIZE=thread \
+    -DACLNN_BUILD_TESTS=ON -DACLNN_BUILD_EXAMPLES=OFF
+  ninja -C "$dir" -j"$JOBS" stress_test runtime_test > "$dir.build.log" 2>&1 || { tail -50 "$dir.build.log"; return 1; }
+  "$dir/tests/stress_test"
+  "$dir/tests/runtime_test" --gtest_brief=1
+  stage_end
+}
+
+stage_fuzz() {
+  stage_begin "libFuzzer: ${FUZZ_SECONDS} s on the seed corpus"
+  local dir="$BUILD_ROOT/fuzz"
+  local cc="${FUZZ_CC:-$(command -v clang-14 || command -v clang)}"
+  local cxx="${FUZZ_CXX:-$(command -v clang++-14 || command -v clang++)}"
+  mkdir -p "$BUILD_ROOT"
+  configure "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
+    -DACLNN_SANITIZE=address,undefined -DACLNN_BUILD_FUZZ=ON -DACLNN_BUILD_TESTS=OFF -DACLNN_BUILD_EXAMPLES=OFF
+  ninja -C "$dir" -j"$JOBS" aclnn_api_fuzz > "$dir.build.log" 2>&1 || { tail -50 "$dir.build.log"; return 1; }
+  # New inputs go to a scratch corpus; the committed seeds are read only.
+  local work="$dir/corpus-work"
+  rm -rf "$work" && mkdir -p "$work" "$dir/artifacts"
+  local rc=0
+  ACLNN_PORTABLE_NUM_THREADS=2 "$dir/fuzz/aclnn_api_fuzz" -max_total_time="$FUZZ_SECONDS" \
+    -rss_limit_mb=3072 -malloc_limit_mb=512 -timeout=30 -print_final_stats=1 \
+    -artifact_prefix="$dir/artifacts/" "$work" "$ROOT/fuzz/corpus" > "$dir/fuzz.log" 2>&1 || rc=$?
+  grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::" "$dir/fuzz.log" || true
+  [ "$rc" -eq 0 ] || { tail -80 "$dir/fuzz.log"; echo "fuzzer failed (rc $rc); reproducer in $dir/artifacts/"; return 1; }
+  stage_end
+}
+
+stage_valgrind() {
+  stage_begin "valgrind memcheck: examples and runtime_test"
+  local dir="$BUILD_ROOT/valgrind"
+  mkdir -p "$BUILD_ROOT"
+  configure "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACLNN_BUILD_TESTS=ON -DACLNN_BUILD_EXAMPLES=ON
+  ninja -C "$dir" -j"$JOBS" runtime_test $(cd "$ROOT/examples" && ls *.cpp 2>/dev/null | sed 's/\.cpp$//') \
+    > "$dir.build.log" 2>&1 || { tail -50 "$dir.build.log"; return 1; }
+  local vg=(valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible
+            --show-leak-kinds=definite,indirect,possible --track-origins=yes --quiet)
+  # valgrind runs one thread at a time; 2 workers keep the pool's hand-off paths exercised.
+  ACLNN_PORTABLE_NUM_THREADS=2 run_examples "$dir/examples" "${vg[@]}"
+  ACLNN_PORTABLE_NUM_THREADS=2 "${vg[@]}" "$dir/tests/runtime_test" --gtest_brief=1
+  stage_end
+}
+
+for s in "${STAGES[@]}"; do
+  case "$s" in
+    asan) stage_asan ;;
+    tsan) stage_tsan ;;
+    fuzz) stage_fuzz ;;
+    valgrind) stage_valgrind ;;
+    *) echo "unknown stage $s (asan|tsan|fuzz|valgrind)"; exit 2 ;;
+  esac
+done
+echo "==== [hardening] all stages passed in $(( $(date +%s) - START_ALL )) s"
