@@ -380,6 +380,38 @@ TEST(Stress, DestroyStreamsWithQueuedWork) {
   EXPECT_EQ(c.failures.load(), 0);
 }
 
+// aclrtSynchronizeDevice on one thread while others create, use and destroy streams: the
+// device-wide synchronize must never touch a stream that is being destroyed.
+TEST(Stress, SynchronizeDeviceWhileStreamsComeAndGo) {
+  std::atomic<bool> stop{false};
+  Counters c;
+  std::vector<std::thread> churn;
+  for (int k = 0; k < 3; ++k)
+    churn.emplace_back([&, k] {
+      Rng rng(500 + k);
+      std::vector<float> in = RandomFloats(rng, 4096), out(4096);
+      while (!stop.load()) {
+        aclrtStream s = nullptr;
+        if (aclrtCreateStream(&s) != ACL_SUCCESS) c.failures.fetch_add(1);
+        if (LaunchScale(NewScaleExecutor(4096, 2.0f, in.data(), out.data()), s) != ACLNN_SUCCESS) c.failures.fetch_add(1);
+        if (aclrtDestroyStream(s) != ACL_SUCCESS) c.failures.fetch_add(1);
+        if (!ScaledEquals(in, 2.0f, out)) c.failures.fetch_add(1);
+        c.calls.fetch_add(3);
+      }
+    });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(StressSeconds() / 4);
+  int64_t syncs = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    EXPECT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+    ++syncs;
+  }
+  stop.store(true);
+  for (auto& t : churn) t.join();
+  EXPECT_EQ(c.failures.load(), 0);
+  std::printf("[ stress ] %lld device synchronizes while 3 threads made %lld stream calls\n",
+              static_cast<long long>(syncs), static_cast<long long>(c.calls.load()));
+}
+
 // aclFinalize while tensors, executors, streams (with queued work) and blocks from several
 // threads are alive: the queued work completes, every handle is released and refused after,
 // and the library works again after aclInit. Runs last in this binary (and alone under ctest).

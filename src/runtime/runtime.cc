@@ -73,8 +73,12 @@ extern "C" aclError aclrtGetDeviceCount(uint32_t* count) {
 
 extern "C" aclError aclrtSynchronizeDevice(void) {
   ClearRecentError();
-  // Waits outside the registry lock; destroying a stream meanwhile is a caller error.
-  for (Stream* s : LiveStreams().Snapshot()) s->Synchronize();
+  // Each stream is synchronized under the registry lock, so a concurrent aclrtDestroyStream
+  // (which removes it first) cannot free it meanwhile; streams destroyed since the snapshot are
+  // skipped. Stream work never takes the registry lock, so this cannot deadlock; other threads'
+  // stream calls wait until the queue being synchronized has drained.
+  for (Stream* s : LiveStreams().Snapshot())
+    LiveStreams().WithLive(s, [](Stream* live) { live->Synchronize(); });
   return ACL_SUCCESS;
 }
 

@@ -251,11 +251,9 @@ inline void LanesLog(const SplitSum& sum, Vf* s, Vf* L) {
   simd::Store(kv, sum.k);
   simd::Store(tv, sum.t);
   for (int l = 0; l < kL; ++l) S[l] = static_cast<double>(kv[l]) + static_cast<double>(tv[l]);
+  for (int l = 0; l < kL; ++l) lg[l] = LogPositive(S[l]);  // kept alone: it vectorises
   int special = 0;
-  for (int l = 0; l < kL; ++l) {
-    lg[l] = LogPositive(S[l]);
-    special |= !(S[l] >= 1e-300 && S[l] <= 1e300);
-  }
+  for (int l = 0; l < kL; ++l) special |= !(S[l] >= 1e-300 && S[l] <= 1e300);
   if (special)
     for (int l = 0; l < kL; ++l)
       if (!(S[l] >= 1e-300 && S[l] <= 1e300)) lg[l] = std::log(S[l]);
