@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev pkg-config valgrind  # toolchain
   libgtest-dev libbenchmark-dev                                      # tests, benchmarks
   python3 python3-dev python3-venv python3-pip python3-pytest        # Python package
+  python3-setuptools python3-wheel
   python3-torch libtorch-dev                                         # PyTorch 1.13 (CPU)
   libdnnl-dev python3-matplotlib                                     # benchmark peers, chart
 )
