@@ -5,10 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "numeric/half.h"
+#include "ops/softmax_cross_entropy_with_logits/sce_kernels.h"
+#include "platform/dispatch.h"
 #include "sce_test_util.h"
 
 using namespace sce_test;
@@ -476,4 +480,72 @@ TEST(ScePrecision, ConfidentPredictionsKeepRelativeLossPrecision) {
       for (int64_t r = 0; r < rows; ++r)
         EXPECT_NEAR(loss.Get(r), ref.loss[r], 1e-5 * ref.loss[r]) << "C=" << C << " nchw=" << nchw << " row " << r;
     }
+}
+
+// SplitR with and without the fp32 exp scratch (rows beyond kSceExpScratchMaxR recompute the
+// exp), serially and as cross-core (row, chunk) tasks: the same bits on every ISA. Calls the
+// kernels directly so that both variants run on the same shape.
+TEST(SceSplitR, ExpScratchRecomputeAndCrossCoreGiveSameBits) {
+  using namespace aclnn_portable;
+  const int64_t A = 3, R = 2 * kSceChunk + 1003;
+  for (SceDtype dt : {SceDtype::kFloat, SceDtype::kBf16}) {
+    const size_t es = dt == SceDtype::kFloat ? 4 : 2;
+    std::vector<uint8_t> x(A * R * es), y(A * R * es);
+    aclnn_test::Rng rng(5);
+    for (int64_t i = 0; i < A * R; ++i) {
+      float xv = static_cast<float>(rng.Uniform(-30, 30)), yv = static_cast<float>(rng.Uniform(0, 1e-3));
+      if (i == 7) xv = 60.0f;  // one dominant class: the other chunks' scales are tiny
+      if (dt == SceDtype::kFloat) {
+        std::memcpy(&x[i * 4], &xv, 4);
+        std::memcpy(&y[i * 4], &yv, 4);
+      } else {
+        const uint16_t xb = FloatToBf16(xv), yb = FloatToBf16(yv);
+        std::memcpy(&x[i * 2], &xb, 2);
+        std::memcpy(&y[i * 2], &yb, 2);
+      }
+    }
+    SceProblem p;
+    p.dtypeBytes = static_cast<int32_t>(es);
+    p.N = p.featuresN = p.labelsN = A;
+    p.C = p.featuresC = p.labelsC = R;
+    std::vector<uint8_t> want_bp, want_loss;
+    for (Isa isa : aclnn_test::SupportedIsas()) {
+      aclnn_test::ScopedIsa si(isa);
+      for (int cores : {1, 8})
+        for (bool scratch : {true, false}) {
+          PlatformInfo pi;
+          pi.coreNum = cores;
+          const SceTiling t = PlanSce(p, pi);
+          ASSERT_EQ(t.schId, SceSchedule::kSplitR);
+          ASSERT_EQ(t.splitRAcrossCores, cores > A);
+          ASSERT_GT(t.expScratchStride, 0);
+          std::vector<uint8_t> ws(t.workspaceBytes + 64), bp(A * R * es, 0xee), loss(A * es, 0xee);
+          uint8_t* wsp = ws.data() + (64 - reinterpret_cast<uintptr_t>(ws.data()) % 64) % 64;
+          SceKernelArgs k;
+          k.x = x.data();
+          k.y = y.data();
+          k.bp = bp.data();
+          k.loss = loss.data();
+          k.xRowStride = k.yRowStride = k.bpRowStride = R;
+          k.dtype = dt;
+          k.tiling = t;
+          k.expScratch = scratch ? reinterpret_cast<float*>(wsp + t.offExp) : nullptr;
+          if (t.splitRAcrossCores) {
+            k.chunks = reinterpret_cast<SceChunkRecord*>(wsp + t.offSplit);
+            k.rows = reinterpret_cast<SceRowRecord*>(wsp + t.offSplit + t.splitTasks * sizeof(SceChunkRecord));
+            for (int phase = 0; phase < 4; ++phase)
+              for (int64_t task = 0; task < (phase % 2 == 0 ? t.splitTasks : A); ++task)
+                ACLNN_ISA_SELECT(SceSplitPhase)(k, phase, task);
+          } else {
+            ACLNN_ISA_SELECT(SceRunBlock)(k, 0, A);
+          }
+          if (want_bp.empty()) {
+            want_bp = bp;
+            want_loss = loss;
+          }
+          EXPECT_TRUE(bp == want_bp && loss == want_loss)
+              << IsaName(isa) << " cores " << cores << " scratch " << scratch << " dtype " << es;
+        }
+    }
+  }
 }

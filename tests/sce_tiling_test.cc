@@ -51,13 +51,16 @@ TEST(SceTiling, Table) {
       {"[16,4] Ascend", Nd(16, 4), kAscendLikePlatform, S::kFullLoad, K::kPackedRows, 16, 4, 1, 16, 1, 16, 0, 0, 0, false, 0},
       {"[4096,1000]", Nd(4096, 1000), kThisLike, S::kFullLoad, K::kRows, 4096, 1000, 2, 2048, 2, 2048, 0, 0, 0, false, 0},
       {"[4096,1000] Ascend", Nd(4096, 1000), kAscendLikePlatform, S::kFullLoad, K::kRows, 4096, 1000, 40, 103, 40, 79, 0, 0, 0, false, 0},
-      {"[1024,32000]", Nd(1024, 32000), kThisLike, S::kSplitR, K::kRows, 1024, 32000, 2, 512, 2, 512, 4096, 8, 3328, false, 0},
-      {"[1024,32000] Ascend", Nd(1024, 32000), kAscendLikePlatform, S::kSplitR, K::kRows, 1024, 32000, 40, 26, 40, 10, 4096, 8, 3328, false, 0},
-      {"[64,131072] bf16", Nd(64, 131072, 2), kThisLike, S::kSplitR, K::kRows, 64, 131072, 2, 32, 2, 32, 4096, 32, 4096, false, 0},
-      {"[4,1048576]", Nd(4, 1 << 20), kThisLike, S::kSplitR, K::kRows, 4, 1 << 20, 2, 2, 2, 2, 4096, 256, 4096, false, 0},
-      // A < cores: (row, chunk) tasks; 1024 chunk records (16 B) + 4 row records (24 B).
-      {"[4,1048576] Ascend", Nd(4, 1 << 20), kAscendLikePlatform, S::kSplitR, K::kRows, 4, 1 << 20, 40, 26, 40, 10, 4096, 256, 4096, true, 16512},
-      {"[1,131072]", Nd(1, 131072), kThisLike, S::kSplitR, K::kRows, 1, 131072, 2, 16, 2, 16, 4096, 32, 4096, true, 576},
+      {"[1024,32000]", Nd(1024, 32000), kThisLike, S::kSplitR, K::kRows, 1024, 32000, 2, 512, 2, 512, 4096, 8, 3328, false, 2 * 32000 * 4},
+      {"[1024,32000] Ascend", Nd(1024, 32000), kAscendLikePlatform, S::kSplitR, K::kRows, 1024, 32000, 40, 26, 40, 10, 4096, 8, 3328, false, 40 * 32000 * 4},
+      {"[64,131072] bf16", Nd(64, 131072, 2), kThisLike, S::kSplitR, K::kRows, 64, 131072, 2, 32, 2, 32, 4096, 32, 4096, false, 2 * 131072 * 4},
+      {"[4,1048576]", Nd(4, 1 << 20), kThisLike, S::kSplitR, K::kRows, 4, 1 << 20, 2, 2, 2, 2, 4096, 256, 4096, false, 2 * (4 << 20)},
+      // SplitR keeps an fp32 exp row per block (serial) or per row (A < cores).
+      // A < cores: (row, chunk) tasks; 1024 chunk records (16 B) + 4 row records (24 B), 4 exp rows.
+      {"[4,1048576] Ascend", Nd(4, 1 << 20), kAscendLikePlatform, S::kSplitR, K::kRows, 4, 1 << 20, 40, 26, 40, 10, 4096, 256, 4096, true, 16512 + 4 * (4 << 20)},
+      {"[1,131072]", Nd(1, 131072), kThisLike, S::kSplitR, K::kRows, 1, 131072, 2, 16, 2, 16, 4096, 32, 4096, true, 576 + 131072 * 4},
+      // Beyond 2^22 classes no exp scratch: 1025 chunk records + 1 row record, 64-byte aligned.
+      {"[1,2^22+1]", Nd(1, (1 << 22) + 1), kThisLike, S::kSplitR, K::kRows, 1, (1 << 22) + 1, 2, 513, 2, 512, 4096, 1025, 1, true, 16448},
       {"[1048576,2]", Nd(1048576, 2), kThisLike, S::kFullLoad, K::kPackedRows, 1048576, 2, 2, 524288, 2, 524288, 0, 0, 0, false, 0},
       {"[65536,10]", Nd(65536, 10), kThisLike, S::kFullLoad, K::kPackedRows, 65536, 10, 2, 32768, 2, 32768, 0, 0, 0, false, 0},
       {"[100,16] small", Nd(100, 16), kThisLike, S::kFullLoad, K::kPackedRows, 100, 16, 1, 112, 1, 100, 0, 0, 0, false, 0},

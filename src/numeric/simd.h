@@ -59,13 +59,16 @@ inline void StoreAsStream(BFloat16* p, Vf a) { StoreBf16BitsStream(reinterpret_c
 //   x < -103.97 gives +0 (as does -inf). Valid range: x <= 88.72; larger x returns ~3.39e38, not
 //   inf (callers pass x - max <= 0). NaN in, the same NaN out.
 //   Method: Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2, Cephes' degree-7 polynomial for
-//   e^r, and a scale by 2^n split in two factors so that subnormal results are rounded once.
+//   e^r, and a scale by 2^n: when every lane has n >= -125 (every result normal, the common
+//   case) by adding n to the exponent field; otherwise by two factors 2^(n/2) so that subnormal
+//   results are rounded once. Both give the same bits for a normal result (the scaling is exact).
+//   NaN needs no early select: Max(NaN, -104) is -104 (x86 semantics on every ISA), and the
+//   final select puts the input NaN back.
 // Always inlined: an out-of-line call inside a kernel loop spills every live vector register
 // (all of them are caller-saved), which costs more than the function itself.
 __attribute__((always_inline)) inline Vf Exp(Vf x) {
   const Mask nan = IsNaN(x);
-  Vf a = Select(nan, Zero(), x);
-  a = Min(Max(a, Set(-104.0f)), Set(88.72f));
+  const Vf a = Min(Max(x, Set(-104.0f)), Set(88.72f));
   const Vf n = Round(Mul(a, Set(1.44269504088896341f)));
   Vf r = MulAdd(n, Set(-0.693359375f), a);
   r = MulAdd(n, Set(2.12194440e-4f), r);
@@ -76,11 +79,16 @@ __attribute__((always_inline)) inline Vf Exp(Vf x) {
   p = MulAdd(p, r, Set(1.6666665459e-1f));
   p = MulAdd(p, r, Set(5.0000001201e-1f));
   p = MulAdd(p, Mul(r, r), r);
-  p = Add(p, Set(1.0f));
+  p = Add(p, Set(1.0f));  // e^r in [0.70, 1.42]; with n = 128, r < 0 and p < 1
   const Vi k = ToInt(n);  // in [-150, 128]
-  const Vi k1 = HalveFloor(k);
-  const Vi k2 = SubI(k, k1);
-  const Vf e = Mul(Mul(p, Pow2(k1)), Pow2(k2));
+  Vf e;
+  if (__builtin_expect(!Any(Lt(n, Set(-125.0f))), 1)) {
+    e = ScaleNormal(p, k);
+  } else {
+    const Vi k1 = HalveFloor(k);
+    const Vi k2 = SubI(k, k1);
+    e = Mul(Mul(p, Pow2(k1)), Pow2(k2));
+  }
   return Select(nan, x, e);
 }
 

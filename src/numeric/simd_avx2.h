@@ -121,6 +121,8 @@ inline Vf Round(Vf a) {
           _mm256_round_ps(a.hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)};
 }
 inline Mask IsNaN(Vf a) { return {_mm256_cmp_ps(a.lo, a.lo, _CMP_UNORD_Q), _mm256_cmp_ps(a.hi, a.hi, _CMP_UNORD_Q)}; }
+inline Mask Lt(Vf a, Vf b) { return {_mm256_cmp_ps(a.lo, b.lo, _CMP_LT_OQ), _mm256_cmp_ps(a.hi, b.hi, _CMP_LT_OQ)}; }
+inline bool Any(Mask m) { return _mm256_movemask_ps(_mm256_or_ps(m.lo, m.hi)) != 0; }
 inline Vf Select(Mask m, Vf yes, Vf no) {
   return {_mm256_blendv_ps(no.lo, yes.lo, m.lo), _mm256_blendv_ps(no.hi, yes.hi, m.hi)};
 }
@@ -132,6 +134,12 @@ inline Vf Pow2(Vi k) {
   const __m256i bias = _mm256_set1_epi32(127);
   return {_mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k.lo, bias), 23)),
           _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k.hi, bias), 23))};
+}
+
+// p * 2^k by adding k to the exponent field: exact while p and the result are normal.
+inline Vf ScaleNormal(Vf p, Vi k) {
+  return {_mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p.lo), _mm256_slli_epi32(k.lo, 23))),
+          _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p.hi), _mm256_slli_epi32(k.hi, 23)))};
 }
 
 inline float ReduceSum(Vf a) {

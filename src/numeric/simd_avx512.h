@@ -76,6 +76,8 @@ inline Vf Max(Vf a, Vf b) { return {_mm512_max_ps(a.v, b.v)}; }
 inline Vf Min(Vf a, Vf b) { return {_mm512_min_ps(a.v, b.v)}; }
 inline Vf Round(Vf a) { return {_mm512_roundscale_ps(a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)}; }
 inline Mask IsNaN(Vf a) { return {_mm512_cmp_ps_mask(a.v, a.v, _CMP_UNORD_Q)}; }
+inline Mask Lt(Vf a, Vf b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ)}; }
+inline bool Any(Mask m) { return m.m != 0; }
 inline Vf Select(Mask m, Vf yes, Vf no) { return {_mm512_mask_blend_ps(m.m, no.v, yes.v)}; }
 
 // a is integral and in int32 range.
@@ -85,6 +87,11 @@ inline Vi SubI(Vi a, Vi b) { return {_mm512_sub_epi32(a.v, b.v)}; }
 // 2^k for k in [-126, 127].
 inline Vf Pow2(Vi k) {
   return {_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(k.v, _mm512_set1_epi32(127)), 23))};
+}
+
+// p * 2^k by adding k to the exponent field: exact while p and the result are normal.
+inline Vf ScaleNormal(Vf p, Vi k) {
+  return {_mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(p.v), _mm512_slli_epi32(k.v, 23)))};
 }
 
 // Fixed pairwise tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1.

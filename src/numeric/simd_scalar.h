@@ -57,6 +57,8 @@ inline Vf Max(Vf a, Vf b) { ACLNN_FOR_LANES a.v[i] = MaxLane(a.v[i], b.v[i]); re
 inline Vf Min(Vf a, Vf b) { ACLNN_FOR_LANES a.v[i] = MinLane(a.v[i], b.v[i]); return a; }
 inline Vf Round(Vf a) { ACLNN_FOR_LANES a.v[i] = std::nearbyint(a.v[i]); return a; }
 inline Mask IsNaN(Vf a) { Mask m; ACLNN_FOR_LANES m.m[i] = a.v[i] != a.v[i]; return m; }
+inline Mask Lt(Vf a, Vf b) { Mask m; ACLNN_FOR_LANES m.m[i] = a.v[i] < b.v[i]; return m; }
+inline bool Any(Mask m) { bool r = false; ACLNN_FOR_LANES r = r || m.m[i]; return r; }
 inline Vf Select(Mask m, Vf yes, Vf no) { ACLNN_FOR_LANES no.v[i] = m.m[i] ? yes.v[i] : no.v[i]; return no; }
 
 inline Vi ToInt(Vf a) { Vi r; ACLNN_FOR_LANES r.v[i] = static_cast<int32_t>(a.v[i]); return r; }
@@ -64,6 +66,12 @@ inline Vi HalveFloor(Vi a) { ACLNN_FOR_LANES a.v[i] = a.v[i] >> 1; return a; }
 inline Vi SubI(Vi a, Vi b) { ACLNN_FOR_LANES a.v[i] = a.v[i] - b.v[i]; return a; }
 inline Vf Pow2(Vi k) {
   Vf r; ACLNN_FOR_LANES r.v[i] = BitsToFloat(static_cast<uint32_t>(k.v[i] + 127) << 23); return r;
+}
+
+// p * 2^k by adding k to the exponent field: exact while p and the result are normal.
+inline Vf ScaleNormal(Vf p, Vi k) {
+  ACLNN_FOR_LANES p.v[i] = BitsToFloat(FloatBits(p.v[i]) + (static_cast<uint32_t>(k.v[i]) << 23));
+  return p;
 }
 
 inline float ReduceSum(Vf a) {

@@ -175,6 +175,7 @@ class SceOpPlan final : public OpPlan {
     k.y = ptr[kLabels];
     k.loss = ptr[kLoss];
     k.bp = ptr[kBackprop];
+    if (tiling.expScratchStride > 0) k.expScratch = reinterpret_cast<float*>(ws + tiling.offExp);
     ThreadPool& pool = ThreadPool::Global();
     const int workers = static_cast<int>(tiling.useCoreNum);
     if (tiling.splitRAcrossCores) {

@@ -58,6 +58,9 @@ struct RowIn {
   }
 };
 
+// The value ChunkStats subtracts before the exp: the chunk maximum, 0 for an all -inf chunk.
+inline float ChunkExpRef(float mc) { return mc == -kInf ? 0.0f : mc; }
+
 struct ChunkStat {
   float m;
   double s;  // k + t (see SceChunkRecord)
@@ -75,10 +78,9 @@ struct SplitSum {
   }
 };
 
-// Max and sum of exp(x - max) over one chunk of n <= kSceChunk classes. Vector j of the chunk
-// goes to accumulator j % 4, tails are padded with -inf. es (optional) receives exp(x - max).
+// The maximum of a chunk, vector j to accumulator j % 4, tails padded with -inf.
 template <typename In>
-ChunkStat ChunkStats(const In& x, int64_t n, float* es) {
+float ChunkMax(const In& x, int64_t n) {
   const int64_t nv = n / kL;
   const int tail = static_cast<int>(n % kL);
   Vf mx[4] = {simd::Set(-kInf), simd::Set(-kInf), simd::Set(-kInf), simd::Set(-kInf)};
@@ -91,16 +93,25 @@ ChunkStat ChunkStats(const In& x, int64_t n, float* es) {
   }
   for (; j < nv; ++j) mx[j & 3] = simd::Max(mx[j & 3], x.At(kL * j));
   if (tail) mx[nv & 3] = simd::Max(mx[nv & 3], x.Tail(kL * nv, tail, -kInf));
-  const float m = simd::ReduceMax(simd::Max(simd::Max(mx[0], mx[1]), simd::Max(mx[2], mx[3])));
+  return simd::ReduceMax(simd::Max(simd::Max(mx[0], mx[1]), simd::Max(mx[2], mx[3])));
+}
+
+// Max and sum of exp(x - max) over one chunk of n <= kSceChunk classes. Vector j of the chunk
+// goes to accumulator j % 4, tails are padded with -inf. es (optional) receives exp(x - max).
+template <typename In>
+ChunkStat ChunkStats(const In& x, int64_t n, float* es) {
+  const int64_t nv = n / kL;
+  const int tail = static_cast<int>(n % kL);
+  const float m = ChunkMax(x, n);
   // An all -inf chunk sums exp(x - 0) = 0 (a NaN in it still shows); +inf gives NaN.
-  const Vf M = simd::Set(m == -kInf ? 0.0f : m);
+  const Vf M = simd::Set(ChunkExpRef(m));
   SplitSum sa[2];  // vector j -> accumulator j % 2 (two pairs keep AVX2's 16 registers free)
   auto step = [&](int64_t jj, SplitSum& acc) {
     const Vf e = simd::Exp(simd::Sub(x.At(kL * jj), M));
     if (es) simd::Store(es + kL * jj, e);
     acc.Add(e);
   };
-  j = 0;
+  int64_t j = 0;
   for (; j + 2 <= nv; j += 2) {
     step(j, sa[0]);
     step(j + 1, sa[1]);
@@ -116,22 +127,23 @@ ChunkStat ChunkStats(const In& x, int64_t n, float* es) {
   return {m, static_cast<double>(k) + static_cast<double>(t), k, t};
 }
 
-// Writes backprop = exp(x - m) * (1 / s) - y over one chunk and returns its loss part
-// sum y * (L - (x - m)) (per element, so 0 * inf is NaN as in TensorFlow). es: the exp values
-// from ChunkStats of the same chunk with the same m (single-chunk rows), else recomputed.
+// Writes backprop = e * scale - y over one chunk and returns its loss part
+// sum y * (L - (x - m)) (per element, so 0 * inf is NaN as in TensorFlow). e = exp(x - mExp): read
+// from es (the values ChunkStats stored for this chunk) or, when es is null, recomputed with the
+// same operations, so both give the same bits. FullLoad: mExp = m, scale = 1 / s. SplitR:
+// mExp = the chunk's own reference (ChunkExpRef), scale = SceChunkScale.
 template <typename T, typename InX, typename InY>
-float ChunkApply(const InX& x, const InY& y, T* bp, int64_t n, const SceRowRecord& row,
-                 const float* es) {
+float ChunkApply(const InX& x, const InY& y, T* bp, int64_t n, float m, float L, float scale,
+                 const float* es, float mExp) {
   const int64_t nv = n / kL;
   const int tail = static_cast<int>(n % kL);
-  const Vf M = simd::Set(row.m), Inv = simd::Set(row.inv), L = simd::Set(row.L);
+  const Vf M = simd::Set(m), Scale = simd::Set(scale), Lv = simd::Set(L), Me = simd::Set(mExp);
   Vf la[4] = {simd::Zero(), simd::Zero(), simd::Zero(), simd::Zero()};
   auto step = [&](int64_t jj, Vf& acc) {
     const Vf xv = x.At(kL * jj), yv = y.At(kL * jj);
-    const Vf z = simd::Sub(xv, M);
-    const Vf e = es ? simd::Load(es + kL * jj) : simd::Exp(z);
-    simd::StoreAs(bp + kL * jj, simd::Sub(simd::Mul(e, Inv), yv));
-    acc = simd::Add(acc, simd::Mul(yv, simd::Sub(L, z)));
+    const Vf e = es ? simd::Load(es + kL * jj) : simd::Exp(simd::Sub(xv, Me));
+    simd::StoreAs(bp + kL * jj, simd::Sub(simd::Mul(e, Scale), yv));
+    acc = simd::Add(acc, simd::Mul(yv, simd::Sub(Lv, simd::Sub(xv, M))));
   };
   int64_t j = 0;
   for (; j + 4 <= nv; j += 4) {
@@ -142,11 +154,11 @@ float ChunkApply(const InX& x, const InY& y, T* bp, int64_t n, const SceRowRecor
   }
   for (; j < nv; ++j) step(j, la[j & 3]);
   if (tail) {
+    // Padded lanes: x = 0, y = 0 add 0 * finite = 0 to the loss; their backprop is not stored.
     const Vf xv = x.Tail(kL * nv, tail, 0.0f), yv = y.Tail(kL * nv, tail, 0.0f);
-    const Vf z = simd::Sub(xv, M);
-    const Vf e = es ? simd::Load(es + kL * nv) : simd::Exp(z);
-    simd::StoreAsN(bp + kL * nv, simd::Sub(simd::Mul(e, Inv), yv), tail);
-    la[nv & 3] = simd::Add(la[nv & 3], simd::Mul(yv, simd::Sub(L, z)));
+    const Vf e = es ? simd::Load(es + kL * nv) : simd::Exp(simd::Sub(xv, Me));
+    simd::StoreAsN(bp + kL * nv, simd::Sub(simd::Mul(e, Scale), yv), tail);
+    la[nv & 3] = simd::Add(la[nv & 3], simd::Mul(yv, simd::Sub(Lv, simd::Sub(xv, M))));
   }
   return simd::ReduceSum(Fold4(la[0], la[1], la[2], la[3]));
 }
@@ -157,8 +169,12 @@ inline int64_t ChunkLen(const SceTiling& t, int64_t c) {
 
 template <typename T, bool kXS, bool kYS>
 void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
-  const int64_t R = k.tiling.R;
+  const SceTiling& t = k.tiling;
+  const int64_t R = t.R;
   alignas(64) float es[kSceChunk];
+  float mc[kSceExpScratchMaxChunks];
+  // SplitR with a scratch: this block's row of exp values (tasks own disjoint scratch rows).
+  float* ex = k.expScratch ? k.expScratch + (a0 / t.blockFactor) * t.expScratchStride : nullptr;
   const T* xb = static_cast<const T*>(k.x);
   const T* yb = static_cast<const T*>(k.y);
   T* bpb = static_cast<T*>(k.bp);
@@ -167,20 +183,38 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
     const RowIn<T, kXS> x(xb + a * k.xRowStride);
     const RowIn<T, kYS> y(yb + a * k.yRowStride);
     T* bp = bpb + a * k.bpRowStride;
-    SceOnline online;
     double loss = 0.0;
     if (R <= kSceChunk) {  // FullLoad: the row stays in L1 between the passes
       const ChunkStat st = ChunkStats(x, R, es);
-      loss += ChunkApply(x, y, bp, R, SceOnline::One(st.m, st.s).Finish(), es);
+      const SceRowRecord row = SceOnline::One(st.m, st.s).Finish();
+      loss += ChunkApply(x, y, bp, R, row.m, row.L, row.inv, es, row.m);
     } else {  // SplitR: online (max, sum) per chunk, then one apply pass
-      for (int64_t c = 0; c < k.tiling.rLoopTime; ++c) {
-        const ChunkStat st = ChunkStats(x.Skip(c * kSceChunk), ChunkLen(k.tiling, c), nullptr);
-        online.Add(st.m, st.s);
+      SceOnline online;
+      if (ex == nullptr) {  // no scratch (rows too long for it): the apply pass recomputes exp
+        for (int64_t c = 0; c < t.rLoopTime; ++c) {
+          const ChunkStat st = ChunkStats(x.Skip(c * kSceChunk), ChunkLen(t, c), nullptr);
+          online.Add(st.m, st.s);
+        }
+        const SceRowRecord row = online.Finish();
+        for (int64_t c = 0; c < t.rLoopTime; ++c) {
+          // The chunk maximum again (a max pass, cheap next to the exp it saves storing).
+          const float m = ChunkMax(x.Skip(c * kSceChunk), ChunkLen(t, c));
+          loss += ChunkApply(x.Skip(c * kSceChunk), y.Skip(c * kSceChunk), bp + c * kSceChunk,
+                             ChunkLen(t, c), row.m, row.L, SceChunkScale(m, row), nullptr,
+                             ChunkExpRef(m));
+        }
+      } else {
+        for (int64_t c = 0; c < t.rLoopTime; ++c) {
+          const ChunkStat st = ChunkStats(x.Skip(c * kSceChunk), ChunkLen(t, c), ex + c * kSceChunk);
+          mc[c] = st.m;
+          online.Add(st.m, st.s);
+        }
+        const SceRowRecord row = online.Finish();
+        for (int64_t c = 0; c < t.rLoopTime; ++c)
+          loss += ChunkApply(x.Skip(c * kSceChunk), y.Skip(c * kSceChunk), bp + c * kSceChunk,
+                             ChunkLen(t, c), row.m, row.L, SceChunkScale(mc[c], row),
+                             ex + c * kSceChunk, ChunkExpRef(mc[c]));
       }
-      const SceRowRecord row = online.Finish();
-      for (int64_t c = 0; c < k.tiling.rLoopTime; ++c)
-        loss += ChunkApply(x.Skip(c * kSceChunk), y.Skip(c * kSceChunk), bp + c * kSceChunk,
-                           ChunkLen(k.tiling, c), row, nullptr);
     }
     lb[a * k.lossStride] = FromFloat<T>(static_cast<float>(loss));
   }
@@ -208,8 +242,10 @@ void SplitPhase(const SceKernelArgs& k, int phase, int64_t task) {
   const int64_t a = task / K, c = task % K;
   const RowIn<T, kXS> x = RowIn<T, kXS>(static_cast<const T*>(k.x) + a * k.xRowStride).Skip(c * kSceChunk);
   SceChunkRecord& rec = k.chunks[task];
+  // Row a's exp values (scratch rows are per row on this path), or null: recompute.
+  float* ex = k.expScratch ? k.expScratch + a * t.expScratchStride + c * kSceChunk : nullptr;
   if (phase == 0) {
-    const ChunkStat st = ChunkStats(x, ChunkLen(t, c), nullptr);
+    const ChunkStat st = ChunkStats(x, ChunkLen(t, c), ex);
     rec.m = st.m;
     rec.k = st.k;
     rec.t = st.t;
@@ -217,7 +253,9 @@ void SplitPhase(const SceKernelArgs& k, int phase, int64_t task) {
     const RowIn<T, kYS> y =
         RowIn<T, kYS>(static_cast<const T*>(k.y) + a * k.yRowStride).Skip(c * kSceChunk);
     T* bp = static_cast<T*>(k.bp) + a * k.bpRowStride + c * kSceChunk;
-    rec.lossPart = ChunkApply(x, y, bp, ChunkLen(t, c), k.rows[a], nullptr);
+    const SceRowRecord& row = k.rows[a];
+    rec.lossPart = ChunkApply(x, y, bp, ChunkLen(t, c), row.m, row.L, SceChunkScale(rec.m, row), ex,
+                              ChunkExpRef(rec.m));
   }
 }
 

@@ -28,7 +28,17 @@ struct SceKernelArgs {
   SceTiling tiling;
   SceChunkRecord* chunks = nullptr;  // splitRAcrossCores: [A][rLoopTime]
   SceRowRecord* rows = nullptr;      // splitRAcrossCores: [A]
+  // SplitR with tiling.expScratchStride > 0: fp32 exp values, one row of expScratchStride per
+  // block (serial) or per row (splitRAcrossCores); null: the apply pass recomputes them.
+  float* expScratch = nullptr;
 };
+
+// SplitR: backprop of chunk c is exp(x - m_c) * scale_c - y with scale_c = e^(m_c - m) / S in
+// double, rounded once. The same on the serial and the cross-core path, with or without the
+// exp scratch. An all -inf chunk of a finite row has scale 0; inf / NaN rows give NaN.
+inline float SceChunkScale(float mc, const SceRowRecord& row) {
+  return static_cast<float>(std::exp(static_cast<double>(mc) - static_cast<double>(row.m)) / row.S);
+}
 
 // Row statistics from the per-chunk (max m_k, sum s_k of exp(x - m_k)) pairs, folded in chunk
 // order in double. Shared by the serial SplitR path and the cross-core one, so both give the

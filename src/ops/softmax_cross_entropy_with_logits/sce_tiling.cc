@@ -77,11 +77,17 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
   if (t.splitRAcrossCores)
     t.wsSplit = static_cast<uint64_t>(t.splitTasks) * sizeof(SceChunkRecord) +
                 static_cast<uint64_t>(t.A) * sizeof(SceRowRecord);
+  if (split && t.R <= kSceExpScratchMaxR) {
+    t.expScratchStride = CeilDiv(t.R, 16) * 16;
+    const int64_t scratchRows = t.splitRAcrossCores ? t.A : t.realCoreNum;
+    t.wsExp = static_cast<uint64_t>(scratchRows * t.expScratchStride) * sizeof(float);
+  }
   t.offFeatures = Carve(t, t.wsFeatures);
   t.offLabels = Carve(t, t.wsLabels);
   t.offBackprop = Carve(t, t.wsBackprop);
   t.offLoss = Carve(t, t.wsLoss);
   t.offSplit = Carve(t, t.wsSplit);
+  t.offExp = Carve(t, t.wsExp);
   return t;
 }
 

@@ -25,6 +25,11 @@ namespace aclnn_portable {
 // Fixed chunk of the class dimension (elements). A constant, never derived from the platform:
 // it fixes the accumulation order. 4096 x (x, y, backprop, fp32 exp) <= 64 KiB fits every UB.
 constexpr int64_t kSceChunk = 4096;
+// SplitR keeps exp(x - chunk max) of a row in an fp32 workspace scratch (one exp per element
+// instead of two) for rows of up to this many classes (16 MiB of scratch per row); longer rows
+// recompute the exp in the apply pass (same bits, one more exp per element).
+constexpr int64_t kSceExpScratchMaxR = int64_t{1} << 22;
+constexpr int64_t kSceExpScratchMaxChunks = kSceExpScratchMaxR / kSceChunk;
 // Largest class count of the packed small-C path.
 constexpr int64_t kScePackedMaxC = 16;
 // A core is only used when it gets at least this many elements: waking a worker costs more
@@ -70,9 +75,12 @@ struct SceTiling {
   int64_t splitTasks = 0;
   // Issue 7 (seed tilingKey bits): an input broadcast along N and/or C.
   bool featuresBrc = false, labelsBrc = false;
+  // SplitR exp scratch: floats per scratch row (R rounded up to 16), 0 when not used; rows =
+  // realCoreNum blocks (serial) or A (splitRAcrossCores).
+  int64_t expScratchStride = 0;
   // Workspace layout (bytes, each part 64-byte aligned; 0 when absent).
-  uint64_t wsFeatures = 0, wsLabels = 0, wsBackprop = 0, wsLoss = 0, wsSplit = 0;
-  uint64_t offFeatures = 0, offLabels = 0, offBackprop = 0, offLoss = 0, offSplit = 0;
+  uint64_t wsFeatures = 0, wsLabels = 0, wsBackprop = 0, wsLoss = 0, wsSplit = 0, wsExp = 0;
+  uint64_t offFeatures = 0, offLabels = 0, offBackprop = 0, offLoss = 0, offSplit = 0, offExp = 0;
   uint64_t workspaceBytes = 0;
 };
 
