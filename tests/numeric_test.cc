@@ -2,6 +2,7 @@
 // contract, on every ISA the CPU supports.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -100,4 +101,41 @@ TEST(Simd, ExpAccuracyWithinTwoUlp) {
     for (float o : out) EXPECT_EQ(o, 0.0f);
   }
   RecordProperty("worst_ulp", worst);
+}
+
+// ExpNonPositive is Exp bit for bit on x <= 0, on every ISA; NaN stays NaN. Exp's two scaling
+// branches (every result normal / some subnormal) agree on the normal lanes: a vector of normal
+// results computed alone and next to a lane that forces the subnormal branch.
+TEST(Simd, ExpNonPositiveIsExpOnNonPositiveInputsAndBranchesAgree) {
+  const int kSamples = 1 << 20;
+  std::vector<float> x(kSamples);
+  for (int i = 0; i < kSamples; ++i) x[i] = -110.0f * static_cast<float>(i) / kSamples;
+  x[5] = -INFINITY;
+  x[6] = -0.0f;
+  x[7] = -1e-30f;
+  for (Isa isa : aclnn_test::SupportedIsas()) {
+    std::vector<float> a(kSamples), b(kSamples);
+    ProbeExp(isa, x.data(), a.data(), kSamples);
+    ProbeExpNonPositive(isa, x.data(), b.data(), kSamples);
+    for (int i = 0; i < kSamples; ++i) ASSERT_EQ(FloatBits(a[i]), FloatBits(b[i])) << IsaName(isa) << " x=" << x[i];
+    float nan_in[16], nan_out[16];
+    for (int i = 0; i < 16; ++i) nan_in[i] = i == 3 ? NAN : -1.0f;
+    ProbeExpNonPositive(isa, nan_in, nan_out, 16);
+    EXPECT_TRUE(std::isnan(nan_out[3])) << IsaName(isa);
+    float m1 = -1.0f, e1 = 0.0f;
+    ProbeExp(isa, &m1, &e1, 1);
+    EXPECT_EQ(FloatBits(nan_out[0]), FloatBits(e1)) << "a NaN lane leaves the others alone";
+    aclnn_test::Rng rng(4);
+    for (int trial = 0; trial < 1000; ++trial) {
+      float v[16], alone[16], mixed_in[16], mixed[16];
+      for (int i = 0; i < 16; ++i) v[i] = static_cast<float>(rng.Uniform(-86.0, 88.0));
+      std::copy(v, v + 16, mixed_in);
+      const int lane = trial % 16;
+      mixed_in[lane] = -100.0f;  // a subnormal result: the two-factor branch
+      ProbeExp(isa, v, alone, 16);
+      ProbeExp(isa, mixed_in, mixed, 16);
+      for (int i = 0; i < 16; ++i)
+        if (i != lane) ASSERT_EQ(FloatBits(alone[i]), FloatBits(mixed[i])) << IsaName(isa) << " x=" << v[i];
+    }
+  }
 }

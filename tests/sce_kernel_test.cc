@@ -482,70 +482,82 @@ TEST(ScePrecision, ConfidentPredictionsKeepRelativeLossPrecision) {
     }
 }
 
-// SplitR with and without the fp32 exp scratch (rows beyond kSceExpScratchMaxR recompute the
-// exp), serially and as cross-core (row, chunk) tasks: the same bits on every ISA. Calls the
-// kernels directly so that both variants run on the same shape.
-TEST(SceSplitR, ExpScratchRecomputeAndCrossCoreGiveSameBits) {
+// Direct kernel runs of the kRows variants on one shape: SplitR with and without the fp32 exp
+// scratch (rows beyond kSceExpScratchMaxR recompute the exp), serial and as cross-core
+// (row, chunk) tasks, and backprop through plain or streaming stores at an odd address (FullLoad
+// too): the same bits on every ISA.
+TEST(SceRows, ScratchRecomputeCrossCoreAndStreamingGiveSameBits) {
   using namespace aclnn_portable;
-  const int64_t A = 3, R = 2 * kSceChunk + 1003;
-  for (SceDtype dt : {SceDtype::kFloat, SceDtype::kBf16}) {
-    const size_t es = dt == SceDtype::kFloat ? 4 : 2;
-    std::vector<uint8_t> x(A * R * es), y(A * R * es);
-    aclnn_test::Rng rng(5);
-    for (int64_t i = 0; i < A * R; ++i) {
-      float xv = static_cast<float>(rng.Uniform(-30, 30)), yv = static_cast<float>(rng.Uniform(0, 1e-3));
-      if (i == 7) xv = 60.0f;  // one dominant class: the other chunks' scales are tiny
-      if (dt == SceDtype::kFloat) {
-        std::memcpy(&x[i * 4], &xv, 4);
-        std::memcpy(&y[i * 4], &yv, 4);
-      } else {
-        const uint16_t xb = FloatToBf16(xv), yb = FloatToBf16(yv);
-        std::memcpy(&x[i * 2], &xb, 2);
-        std::memcpy(&y[i * 2], &yb, 2);
+  const int64_t A = 3;
+  for (int64_t R : {int64_t{1000}, int64_t{37}, 2 * kSceChunk + 1003})
+    for (SceDtype dt : {SceDtype::kFloat, SceDtype::kBf16}) {
+      const size_t es = dt == SceDtype::kFloat ? 4 : 2;
+      std::vector<uint8_t> x(A * R * es), y(A * R * es);
+      aclnn_test::Rng rng(5);
+      for (int64_t i = 0; i < A * R; ++i) {
+        float xv = static_cast<float>(rng.Uniform(-30, 30)), yv = static_cast<float>(rng.Uniform(0, 1e-3));
+        if (i == 7) xv = 60.0f;  // one dominant class: the other chunks' scales are tiny
+        if (dt == SceDtype::kFloat) {
+          std::memcpy(&x[i * 4], &xv, 4);
+          std::memcpy(&y[i * 4], &yv, 4);
+        } else {
+          const uint16_t xb = FloatToBf16(xv), yb = FloatToBf16(yv);
+          std::memcpy(&x[i * 2], &xb, 2);
+          std::memcpy(&y[i * 2], &yb, 2);
+        }
+      }
+      SceProblem p;
+      p.dtypeBytes = static_cast<int32_t>(es);
+      p.N = p.featuresN = p.labelsN = A;
+      p.C = p.featuresC = p.labelsC = R;
+      std::vector<uint8_t> want_bp, want_loss;
+      for (Isa isa : aclnn_test::SupportedIsas()) {
+        aclnn_test::ScopedIsa si(isa);
+        for (int cores : {1, 8})
+          for (bool scratch : {true, false})
+            for (bool stream : {false, true}) {
+              PlatformInfo pi;
+              pi.coreNum = cores;
+              SceTiling t = PlanSce(p, pi);
+              const bool split = R > kSceChunk;
+              ASSERT_EQ(t.schId, split ? SceSchedule::kSplitR : SceSchedule::kFullLoad);
+              ASSERT_EQ(t.splitRAcrossCores, split && cores > A);
+              ASSERT_EQ(t.expScratchStride > 0, split);
+              if (!split && !scratch) continue;
+              t.streamBackprop = stream;
+              std::vector<uint8_t> ws(t.workspaceBytes + 64), bp_buf(A * R * es + 64, 0xee), loss(A * es, 0xee);
+              uint8_t* wsp = ws.data() + (64 - reinterpret_cast<uintptr_t>(ws.data()) % 64) % 64;
+              uint8_t* bp = bp_buf.data() + es;  // not aligned to a vector
+              SceKernelArgs k;
+              k.x = x.data();
+              k.y = y.data();
+              k.bp = bp;
+              k.loss = loss.data();
+              k.xRowStride = k.yRowStride = k.bpRowStride = R;
+              k.dtype = dt;
+              k.tiling = t;
+              k.expScratch = scratch && split ? reinterpret_cast<float*>(wsp + t.offExp) : nullptr;
+              if (t.splitRAcrossCores) {
+                k.chunks = reinterpret_cast<SceChunkRecord*>(wsp + t.offSplit);
+                k.rows = reinterpret_cast<SceRowRecord*>(wsp + t.offSplit + t.splitTasks * sizeof(SceChunkRecord));
+                for (int phase = 0; phase < 4; ++phase)
+                  for (int64_t task = 0; task < (phase % 2 == 0 ? t.splitTasks : A); ++task)
+                    ACLNN_ISA_SELECT(SceSplitPhase)(k, phase, task);
+              } else {
+                ACLNN_ISA_SELECT(SceRunBlock)(k, 0, A);
+              }
+              const std::vector<uint8_t> got(bp, bp + A * R * es);
+              if (want_bp.empty()) {
+                want_bp = got;
+                want_loss = loss;
+              }
+              EXPECT_TRUE(got == want_bp && loss == want_loss)
+                  << IsaName(isa) << " R " << R << " cores " << cores << " scratch " << scratch
+                  << " stream " << stream << " dtype bytes " << es;
+              // Nothing written outside backprop.
+              EXPECT_EQ(bp_buf[es - 1], 0xee);
+              EXPECT_EQ(bp_buf[es + A * R * es], 0xee);
+            }
       }
     }
-    SceProblem p;
-    p.dtypeBytes = static_cast<int32_t>(es);
-    p.N = p.featuresN = p.labelsN = A;
-    p.C = p.featuresC = p.labelsC = R;
-    std::vector<uint8_t> want_bp, want_loss;
-    for (Isa isa : aclnn_test::SupportedIsas()) {
-      aclnn_test::ScopedIsa si(isa);
-      for (int cores : {1, 8})
-        for (bool scratch : {true, false}) {
-          PlatformInfo pi;
-          pi.coreNum = cores;
-          const SceTiling t = PlanSce(p, pi);
-          ASSERT_EQ(t.schId, SceSchedule::kSplitR);
-          ASSERT_EQ(t.splitRAcrossCores, cores > A);
-          ASSERT_GT(t.expScratchStride, 0);
-          std::vector<uint8_t> ws(t.workspaceBytes + 64), bp(A * R * es, 0xee), loss(A * es, 0xee);
-          uint8_t* wsp = ws.data() + (64 - reinterpret_cast<uintptr_t>(ws.data()) % 64) % 64;
-          SceKernelArgs k;
-          k.x = x.data();
-          k.y = y.data();
-          k.bp = bp.data();
-          k.loss = loss.data();
-          k.xRowStride = k.yRowStride = k.bpRowStride = R;
-          k.dtype = dt;
-          k.tiling = t;
-          k.expScratch = scratch ? reinterpret_cast<float*>(wsp + t.offExp) : nullptr;
-          if (t.splitRAcrossCores) {
-            k.chunks = reinterpret_cast<SceChunkRecord*>(wsp + t.offSplit);
-            k.rows = reinterpret_cast<SceRowRecord*>(wsp + t.offSplit + t.splitTasks * sizeof(SceChunkRecord));
-            for (int phase = 0; phase < 4; ++phase)
-              for (int64_t task = 0; task < (phase % 2 == 0 ? t.splitTasks : A); ++task)
-                ACLNN_ISA_SELECT(SceSplitPhase)(k, phase, task);
-          } else {
-            ACLNN_ISA_SELECT(SceRunBlock)(k, 0, A);
-          }
-          if (want_bp.empty()) {
-            want_bp = bp;
-            want_loss = loss;
-          }
-          EXPECT_TRUE(bp == want_bp && loss == want_loss)
-              << IsaName(isa) << " cores " << cores << " scratch " << scratch << " dtype " << es;
-        }
-    }
-  }
 }

@@ -5,6 +5,7 @@
 namespace aclnn_portable {
 
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeExp(const float*, float*, size_t))
+ACLNN_DECLARE_FOR_EACH_ISA(void ProbeExpNonPositive(const float*, float*, size_t))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeToHalf(const float*, uint16_t*, size_t))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeToBf16(const float*, uint16_t*, size_t))
 
@@ -26,6 +27,9 @@ Fn Pick(Isa isa, Fn s, Fn a2, Fn a512) {
 #endif
 
 void ProbeExp(Isa isa, const float* x, float* y, size_t n) { ACLNN_PROBE_PICK(isa, ProbeExp)(x, y, n); }
+void ProbeExpNonPositive(Isa isa, const float* x, float* y, size_t n) {
+  ACLNN_PROBE_PICK(isa, ProbeExpNonPositive)(x, y, n);
+}
 void ProbeToHalf(Isa isa, const float* x, uint16_t* y, size_t n) { ACLNN_PROBE_PICK(isa, ProbeToHalf)(x, y, n); }
 void ProbeToBf16(Isa isa, const float* x, uint16_t* y, size_t n) { ACLNN_PROBE_PICK(isa, ProbeToBf16)(x, y, n); }
 

@@ -10,6 +10,7 @@
 namespace aclnn_portable {
 
 void ProbeExp(Isa isa, const float* x, float* y, size_t n);
+void ProbeExpNonPositive(Isa isa, const float* x, float* y, size_t n);
 void ProbeToHalf(Isa isa, const float* x, uint16_t* y, size_t n);
 void ProbeToBf16(Isa isa, const float* x, uint16_t* y, size_t n);
 

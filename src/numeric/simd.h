@@ -53,22 +53,15 @@ inline void StoreAsStream(Half* p, Vf a) { StoreHalfBitsStream(reinterpret_cast<
 inline void StoreAsStream(BFloat16* p, Vf a) { StoreBf16BitsStream(reinterpret_cast<uint16_t*>(p), a); }
 
 // ---- exp ----------------------------------------------------------------------------------
-// Exp(x) = e^x in fp32.
-//   Accuracy: <= 2 ulp against the correctly rounded result for x in [-87.3, 88.72] (normal
-//   results); results in the subnormal range (x in [-103.9, -87.3]) are within 1 subnormal step;
-//   x < -103.97 gives +0 (as does -inf). Valid range: x <= 88.72; larger x returns ~3.39e38, not
-//   inf (callers pass x - max <= 0). NaN in, the same NaN out.
-//   Method: Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2, Cephes' degree-7 polynomial for
-//   e^r, and a scale by 2^n: when every lane has n >= -125 (every result normal, the common
-//   case) by adding n to the exponent field; otherwise by two factors 2^(n/2) so that subnormal
-//   results are rounded once. Both give the same bits for a normal result (the scaling is exact).
-//   NaN needs no early select: Max(NaN, -104) is -104 (x86 semantics on every ISA), and the
-//   final select puts the input NaN back.
+// e^a for a already clamped to [-104, 88.72] (or NaN): Cody-Waite reduction a = n ln2 + r,
+// |r| <= ln2/2, Cephes' degree-7 polynomial for e^r, and a scale by 2^n: when every lane has
+// n >= -125 (every result normal, the common case) by adding n to the exponent field; otherwise
+// by two factors 2^(n/2) so that subnormal results are rounded once. Both give the same bits for
+// a normal result (the scaling is exact). A NaN lane takes the first branch and stays NaN (k is
+// the integer indefinite 0x80000000, whose shifted exponent part is 0).
 // Always inlined: an out-of-line call inside a kernel loop spills every live vector register
 // (all of them are caller-saved), which costs more than the function itself.
-__attribute__((always_inline)) inline Vf Exp(Vf x) {
-  const Mask nan = IsNaN(x);
-  const Vf a = Min(Max(x, Set(-104.0f)), Set(88.72f));
+__attribute__((always_inline)) inline Vf ExpClamped(Vf a) {
   const Vf n = Round(Mul(a, Set(1.44269504088896341f)));
   Vf r = MulAdd(n, Set(-0.693359375f), a);
   r = MulAdd(n, Set(2.12194440e-4f), r);
@@ -81,16 +74,29 @@ __attribute__((always_inline)) inline Vf Exp(Vf x) {
   p = MulAdd(p, Mul(r, r), r);
   p = Add(p, Set(1.0f));  // e^r in [0.70, 1.42]; with n = 128, r < 0 and p < 1
   const Vi k = ToInt(n);  // in [-150, 128]
-  Vf e;
-  if (__builtin_expect(!Any(Lt(n, Set(-125.0f))), 1)) {
-    e = ScaleNormal(p, k);
-  } else {
-    const Vi k1 = HalveFloor(k);
-    const Vi k2 = SubI(k, k1);
-    e = Mul(Mul(p, Pow2(k1)), Pow2(k2));
-  }
-  return Select(nan, x, e);
+  if (__builtin_expect(!Any(Lt(n, Set(-125.0f))), 1)) return ScaleNormal(p, k);
+  const Vi k1 = HalveFloor(k);
+  const Vi k2 = SubI(k, k1);
+  return Mul(Mul(p, Pow2(k1)), Pow2(k2));
 }
+
+// Exp(x) = e^x in fp32.
+//   Accuracy: <= 2 ulp against the correctly rounded result for x in [-87.3, 88.72] (normal
+//   results); results in the subnormal range (x in [-103.9, -87.3]) are within 1 subnormal step;
+//   x < -103.97 gives +0 (as does -inf). Valid range: x <= 88.72; larger x returns ~3.39e38, not
+//   inf (callers pass x - max <= 0). NaN in, the same NaN out (bits included).
+//   Method: ExpClamped. Max(NaN, -104) is -104 (x86 semantics on every ISA); the final select
+//   puts the input NaN back.
+__attribute__((always_inline)) inline Vf Exp(Vf x) {
+  const Mask nan = IsNaN(x);
+  return Select(nan, x, ExpClamped(Min(Max(x, Set(-104.0f)), Set(88.72f))));
+}
+
+// ExpNonPositive(x) = Exp(x), bit for bit, for x <= 0 (and -inf), three operations cheaper: no
+// upper clamp and no NaN select. NaN in gives a quiet NaN (Max(-104, NaN) is NaN, which the
+// arithmetic propagates), not necessarily the same bits. x > 0 is outside the contract.
+// For softmax-style exp(x - max).
+__attribute__((always_inline)) inline Vf ExpNonPositive(Vf x) { return ExpClamped(Max(Set(-104.0f), x)); }
 
 }  // namespace simd
 }  // namespace ACLNN_ISA_NS

@@ -157,6 +157,26 @@ inline float ReduceMax(Vf a) {
 
 inline void StreamFence() { _mm_sfence(); }
 
+// Copies `bytes` from src to dst with non-temporal stores for every whole 32-byte block of dst
+// (plain copies for the partial blocks at either end). Call StreamFence() before handing on.
+inline void StreamCopy(void* dst, const void* src, size_t bytes) {
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  size_t head = (32 - reinterpret_cast<uintptr_t>(d) % 32) % 32;
+  if (head > bytes) head = bytes;
+  std::memcpy(d, s, head);
+  d += head, s += head, bytes -= head;
+  for (; bytes >= 64; bytes -= 64, d += 64, s += 64) {
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d + 32), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32)));
+  }
+  if (bytes >= 32) {
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
+    d += 32, s += 32, bytes -= 32;
+  }
+  std::memcpy(d, s, bytes);
+}
+
 }  // namespace simd
 }  // namespace ACLNN_ISA_NS
 }  // namespace aclnn_portable

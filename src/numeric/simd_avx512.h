@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "numeric/half.h"
 
@@ -109,6 +110,20 @@ inline float ReduceMax(Vf a) {
 }
 
 inline void StreamFence() { _mm_sfence(); }
+
+// Copies `bytes` from src to dst with non-temporal stores for every whole 64-byte line of dst
+// (plain copies for the partial lines at either end). Call StreamFence() before handing on.
+inline void StreamCopy(void* dst, const void* src, size_t bytes) {
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  size_t head = (64 - reinterpret_cast<uintptr_t>(d) % 64) % 64;
+  if (head > bytes) head = bytes;
+  std::memcpy(d, s, head);
+  d += head, s += head, bytes -= head;
+  for (; bytes >= 64; bytes -= 64, d += 64, s += 64)
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(d), _mm512_loadu_si512(s));
+  std::memcpy(d, s, bytes);
+}
 
 }  // namespace simd
 }  // namespace ACLNN_ISA_NS

@@ -61,7 +61,10 @@ inline Mask Lt(Vf a, Vf b) { Mask m; ACLNN_FOR_LANES m.m[i] = a.v[i] < b.v[i]; r
 inline bool Any(Mask m) { bool r = false; ACLNN_FOR_LANES r = r || m.m[i]; return r; }
 inline Vf Select(Mask m, Vf yes, Vf no) { ACLNN_FOR_LANES no.v[i] = m.m[i] ? yes.v[i] : no.v[i]; return no; }
 
-inline Vi ToInt(Vf a) { Vi r; ACLNN_FOR_LANES r.v[i] = static_cast<int32_t>(a.v[i]); return r; }
+// NaN gives x86's integer indefinite (INT32_MIN), as the vector builds.
+inline Vi ToInt(Vf a) {
+  Vi r; ACLNN_FOR_LANES r.v[i] = a.v[i] == a.v[i] ? static_cast<int32_t>(a.v[i]) : INT32_MIN; return r;
+}
 inline Vi HalveFloor(Vi a) { ACLNN_FOR_LANES a.v[i] = a.v[i] >> 1; return a; }
 inline Vi SubI(Vi a, Vi b) { ACLNN_FOR_LANES a.v[i] = a.v[i] - b.v[i]; return a; }
 inline Vf Pow2(Vi k) {
@@ -89,6 +92,7 @@ inline float ReduceMax(Vf a) {
 }
 
 inline void StreamFence() {}
+inline void StreamCopy(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
 
 #undef ACLNN_FOR_LANES
 

@@ -107,7 +107,7 @@ ChunkStat ChunkStats(const In& x, int64_t n, float* es) {
   const Vf M = simd::Set(ChunkExpRef(m));
   SplitSum sa[2];  // vector j -> accumulator j % 2 (two pairs keep AVX2's 16 registers free)
   auto step = [&](int64_t jj, SplitSum& acc) {
-    const Vf e = simd::Exp(simd::Sub(x.At(kL * jj), M));
+    const Vf e = simd::ExpNonPositive(simd::Sub(x.At(kL * jj), M));
     if (es) simd::Store(es + kL * jj, e);
     acc.Add(e);
   };
@@ -118,7 +118,7 @@ ChunkStat ChunkStats(const In& x, int64_t n, float* es) {
   }
   if (j < nv) step(j++, sa[0]);
   if (tail) {
-    const Vf e = simd::Exp(simd::Sub(x.Tail(kL * nv, tail, -kInf), M));
+    const Vf e = simd::ExpNonPositive(simd::Sub(x.Tail(kL * nv, tail, -kInf), M));
     if (es) simd::Store(es + kL * nv, e);
     sa[nv & 1].Add(e);
   }
@@ -141,7 +141,7 @@ float ChunkApply(const InX& x, const InY& y, T* bp, int64_t n, float m, float L,
   Vf la[4] = {simd::Zero(), simd::Zero(), simd::Zero(), simd::Zero()};
   auto step = [&](int64_t jj, Vf& acc) {
     const Vf xv = x.At(kL * jj), yv = y.At(kL * jj);
-    const Vf e = es ? simd::Load(es + kL * jj) : simd::Exp(simd::Sub(xv, Me));
+    const Vf e = es ? simd::Load(es + kL * jj) : simd::ExpNonPositive(simd::Sub(xv, Me));
     simd::StoreAs(bp + kL * jj, simd::Sub(simd::Mul(e, Scale), yv));
     acc = simd::Add(acc, simd::Mul(yv, simd::Sub(Lv, simd::Sub(xv, M))));
   };
@@ -156,7 +156,7 @@ float ChunkApply(const InX& x, const InY& y, T* bp, int64_t n, float m, float L,
   if (tail) {
     // Padded lanes: x = 0, y = 0 add 0 * finite = 0 to the loss; their backprop is not stored.
     const Vf xv = x.Tail(kL * nv, tail, 0.0f), yv = y.Tail(kL * nv, tail, 0.0f);
-    const Vf e = es ? simd::Load(es + kL * nv) : simd::Exp(simd::Sub(xv, Me));
+    const Vf e = es ? simd::Load(es + kL * nv) : simd::ExpNonPositive(simd::Sub(xv, Me));
     simd::StoreAsN(bp + kL * nv, simd::Sub(simd::Mul(e, Scale), yv), tail);
     la[nv & 3] = simd::Add(la[nv & 3], simd::Mul(yv, simd::Sub(Lv, simd::Sub(xv, M))));
   }
@@ -167,11 +167,26 @@ inline int64_t ChunkLen(const SceTiling& t, int64_t c) {
   return c == t.rLoopTime - 1 ? t.rLoopTile : kSceChunk;
 }
 
+// Backprop of a chunk goes to bp, or (streamBackprop) to an L1 stage that is then copied out
+// with non-temporal stores: the row positions, and so the bits, are the same either way, and
+// the stage makes the stream stores aligned whatever the row's address.
+template <typename T>
+struct BpOut {
+  bool stream;
+  T* stage;
+  T* To(T* bp) const { return stream ? stage : bp; }
+  void Done(T* bp, int64_t n) const {
+    if (stream) simd::StreamCopy(bp, stage, static_cast<size_t>(n) * sizeof(T));
+  }
+};
+
 template <typename T, bool kXS, bool kYS>
 void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   const SceTiling& t = k.tiling;
   const int64_t R = t.R;
   alignas(64) float es[kSceChunk];
+  alignas(64) T stage[kSceChunk];
+  const BpOut<T> out{t.streamBackprop, stage};
   float mc[kSceExpScratchMaxChunks];
   // SplitR with a scratch: this block's row of exp values (tasks own disjoint scratch rows).
   float* ex = k.expScratch ? k.expScratch + (a0 / t.blockFactor) * t.expScratchStride : nullptr;
@@ -187,7 +202,8 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
     if (R <= kSceChunk) {  // FullLoad: the row stays in L1 between the passes
       const ChunkStat st = ChunkStats(x, R, es);
       const SceRowRecord row = SceOnline::One(st.m, st.s).Finish();
-      loss += ChunkApply(x, y, bp, R, row.m, row.L, row.inv, es, row.m);
+      loss += ChunkApply(x, y, out.To(bp), R, row.m, row.L, row.inv, es, row.m);
+      out.Done(bp, R);
     } else {  // SplitR: online (max, sum) per chunk, then one apply pass
       SceOnline online;
       if (ex == nullptr) {  // no scratch (rows too long for it): the apply pass recomputes exp
@@ -199,9 +215,10 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
         for (int64_t c = 0; c < t.rLoopTime; ++c) {
           // The chunk maximum again (a max pass, cheap next to the exp it saves storing).
           const float m = ChunkMax(x.Skip(c * kSceChunk), ChunkLen(t, c));
-          loss += ChunkApply(x.Skip(c * kSceChunk), y.Skip(c * kSceChunk), bp + c * kSceChunk,
+          loss += ChunkApply(x.Skip(c * kSceChunk), y.Skip(c * kSceChunk), out.To(bp + c * kSceChunk),
                              ChunkLen(t, c), row.m, row.L, SceChunkScale(m, row), nullptr,
                              ChunkExpRef(m));
+          out.Done(bp + c * kSceChunk, ChunkLen(t, c));
         }
       } else {
         for (int64_t c = 0; c < t.rLoopTime; ++c) {
@@ -210,14 +227,17 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
           online.Add(st.m, st.s);
         }
         const SceRowRecord row = online.Finish();
-        for (int64_t c = 0; c < t.rLoopTime; ++c)
-          loss += ChunkApply(x.Skip(c * kSceChunk), y.Skip(c * kSceChunk), bp + c * kSceChunk,
+        for (int64_t c = 0; c < t.rLoopTime; ++c) {
+          loss += ChunkApply(x.Skip(c * kSceChunk), y.Skip(c * kSceChunk), out.To(bp + c * kSceChunk),
                              ChunkLen(t, c), row.m, row.L, SceChunkScale(mc[c], row),
                              ex + c * kSceChunk, ChunkExpRef(mc[c]));
+          out.Done(bp + c * kSceChunk, ChunkLen(t, c));
+        }
       }
     }
     lb[a * k.lossStride] = FromFloat<T>(static_cast<float>(loss));
   }
+  if (out.stream) simd::StreamFence();
 }
 
 template <typename T, bool kXS, bool kYS>
@@ -254,8 +274,12 @@ void SplitPhase(const SceKernelArgs& k, int phase, int64_t task) {
         RowIn<T, kYS>(static_cast<const T*>(k.y) + a * k.yRowStride).Skip(c * kSceChunk);
     T* bp = static_cast<T*>(k.bp) + a * k.bpRowStride + c * kSceChunk;
     const SceRowRecord& row = k.rows[a];
-    rec.lossPart = ChunkApply(x, y, bp, ChunkLen(t, c), row.m, row.L, SceChunkScale(rec.m, row), ex,
-                              ChunkExpRef(rec.m));
+    alignas(64) T stage[kSceChunk];
+    const BpOut<T> out{t.streamBackprop, stage};
+    rec.lossPart = ChunkApply(x, y, out.To(bp), ChunkLen(t, c), row.m, row.L, SceChunkScale(rec.m, row),
+                              ex, ChunkExpRef(rec.m));
+    out.Done(bp, ChunkLen(t, c));
+    if (out.stream) simd::StreamFence();
   }
 }
 
