@@ -149,6 +149,21 @@ inline float ReduceMax(Vf a) {
 
 inline void StreamFence() { _mm_sfence(); }
 
+// ---- mhc primitives ----
+// The bits of StoreBf16Bits (RNE, NaN quieted), with the NaN blend taken only when a lane is NaN
+// (one unordered compare of the two halves tests all 16 lanes).
+__attribute__((always_inline)) inline __m256i MhcBf16FromVf(Vf a) {
+  const __m256 nan = _mm256_cmp_ps(a.lo, a.hi, _CMP_UNORD_Q);
+  if (__builtin_expect(!_mm256_testz_ps(nan, nan), 0)) return Bf16FromVf(a);
+  const __m256i one = _mm256_set1_epi32(1), bias = _mm256_set1_epi32(0x7fff);
+  const __m256i x0 = _mm256_castps_si256(a.lo), x1 = _mm256_castps_si256(a.hi);
+  const __m256i r0 = _mm256_srli_epi32(_mm256_add_epi32(x0, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(x0, 16), one), bias)), 16);
+  const __m256i r1 = _mm256_srli_epi32(_mm256_add_epi32(x1, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(x1, 16), one), bias)), 16);
+  return _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xd8);
+}
+__attribute__((always_inline)) inline void MhcStoreBf16Bits(uint16_t* p, Vf a) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), MhcBf16FromVf(a)); }
+__attribute__((always_inline)) inline void MhcStoreBf16BitsStream(uint16_t* p, Vf a) { _mm256_stream_si256(reinterpret_cast<__m256i*>(p), MhcBf16FromVf(a)); }
+
 }  // namespace simd
 }  // namespace ACLNN_ISA_NS
 }  // namespace aclnn_portable

@@ -103,6 +103,11 @@ inline float ReduceMax(Vf a) {
 
 inline void StreamFence() { _mm_sfence(); }
 
+// ---- mhc primitives ----
+// The bits of StoreBf16Bits / StoreBf16BitsStream (the AVX2 build has a cheaper NaN-free path).
+inline void MhcStoreBf16Bits(uint16_t* p, Vf a) { StoreBf16Bits(p, a); }
+inline void MhcStoreBf16BitsStream(uint16_t* p, Vf a) { StoreBf16BitsStream(p, a); }
+
 }  // namespace simd
 }  // namespace ACLNN_ISA_NS
 }  // namespace aclnn_portable
