@@ -4,6 +4,7 @@
 // 1024-element blocks, and the block sums are added in double in a fixed order.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "numeric/half.h"
 #include "numeric/simd.h"
@@ -37,9 +38,31 @@ constexpr int kStreamGroup = 4;
 
 // Full-vector stores of the kernels: StoreAs / StoreAsStream, with bf16 through the mhc
 // primitives (the same bits; cheaper when no lane is NaN).
-template <typename T>
-__attribute__((always_inline)) inline void StoreOut(T* p, Vf v) { simd::StoreAs(p, v); }
-__attribute__((always_inline)) inline void StoreOut(BFloat16* p, Vf v) { simd::MhcStoreBf16Bits(reinterpret_cast<uint16_t*>(p), v); }
+//
+// kDe: bf16 vectors in the deinterleaved layout of the mhc primitives (cheaper loads and stores;
+// AVX2 only, the natural layout elsewhere). Per 16-element position a task uses one layout for
+// every load and store, full vectors only (tails are natural), and it is never combined with
+// streaming stores, whose aligned head shifts the positions. Lanes of a reduction are put back in
+// natural order (MhcFromDeint) before anything natural is added to them.
+template <bool kDe, typename T>
+__attribute__((always_inline)) inline Vf LoadIn(const T* p) {
+  if constexpr (kDe && std::is_same_v<T, BFloat16>) return simd::MhcLoadBf16Deint(reinterpret_cast<const uint16_t*>(p));
+  else return simd::LoadAs(p);
+}
+template <bool kDe, typename T>
+__attribute__((always_inline)) inline void StoreOut(T* p, Vf v) {
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    if constexpr (kDe) simd::MhcStoreBf16Deint(reinterpret_cast<uint16_t*>(p), v);
+    else simd::MhcStoreBf16Bits(reinterpret_cast<uint16_t*>(p), v);
+  } else {
+    simd::StoreAs(p, v);
+  }
+}
+template <bool kDe>
+__attribute__((always_inline)) inline Vf Natural(Vf v) {
+  if constexpr (kDe) return simd::MhcFromDeint(v);
+  else return v;
+}
 template <typename T>
 __attribute__((always_inline)) inline void StreamOut(T* p, Vf v) { simd::StoreAsStream(p, v); }
 __attribute__((always_inline)) inline void StreamOut(BFloat16* p, Vf v) { simd::MhcStoreBf16BitsStream(reinterpret_cast<uint16_t*>(p), v); }
@@ -57,7 +80,7 @@ inline void WithGroup(int ns, F&& f) {
 // out[i] = value(i) for i in [0, n): `full(i)` gives 16 lanes from element i, `part(i, k)` the
 // first k. With `stream`, the bulk is written with non-temporal stores after a head that
 // aligns the destination (skipped when the pointer is not even element-aligned).
-template <typename T, typename Full, typename Part>
+template <bool kDe = false, typename T, typename Full, typename Part>
 inline void StoreRange(T* out, int64_t n, bool stream, Full full, Part part) {
   int64_t i = 0;
   if (stream) {
@@ -76,10 +99,10 @@ inline void StoreRange(T* out, int64_t n, bool stream, Full full, Part part) {
   } else {
     for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
       const Vf a = full(i), b = full(i + kLanes);
-      StoreOut(out + i, a);
-      StoreOut(out + i + kLanes, b);
+      StoreOut<kDe>(out + i, a);
+      StoreOut<kDe>(out + i + kLanes, b);
     }
-    for (; i + kLanes <= n; i += kLanes) StoreOut(out + i, full(i));
+    for (; i + kLanes <= n; i += kLanes) StoreOut<kDe>(out + i, full(i));
   }
   if (i < n) simd::StoreAsN(out + i, part(i, static_cast<int>(n - i)), static_cast<int>(n - i));
 }
@@ -136,8 +159,8 @@ void PostTaskT(const MhcTiling& t, const MhcPostArgs& a, int64_t task) {
           }
           int64_t i = 0;
           for (; i + kLanes <= n; i += kLanes) {
-            const Vf xv = simd::LoadAs(xc + i);
-            for (int k = 0; k < G; ++k) StoreOut(o[k] + i, simd::Mul(xv, hv[k]));
+            const Vf xv = LoadIn<true>(xc + i);  // element-wise: the layout is free
+            for (int k = 0; k < G; ++k) StoreOut<true>(o[k] + i, simd::Mul(xv, hv[k]));
           }
           if (i < n) {
             const int m = static_cast<int>(n - i);
@@ -155,8 +178,8 @@ void PostTaskT(const MhcTiling& t, const MhcPostArgs& a, int64_t task) {
 // +0. Streams are taken kStreamGroup at a time with the accumulator in registers; between
 // groups it waits in `acc` (L1), and the last group writes the output directly. Every element
 // sees the same sequence of fmas whatever the grouping, so the bits do not depend on it.
-template <typename T, typename H>
-void PreTaskT(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
+template <typename T, typename H, bool kDe>
+void PreTaskImpl(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
   const T* x = static_cast<const T*>(a.x);
   T* out = static_cast<T*>(a.out);
   const int64_t E = t.rowElems, N = t.numStreams;
@@ -175,7 +198,7 @@ void PreTaskT(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
         const bool first = s0 == 0, last = s0 + G == N;
         auto full = [&](int64_t i) {
           Vf v = first ? simd::Zero() : simd::Load(acc + i);
-          for (int k = 0; k < G; ++k) v = simd::MulAdd(simd::LoadAs(xs[k] + i), hv[k], v);
+          for (int k = 0; k < G; ++k) v = simd::MulAdd(LoadIn<kDe>(xs[k] + i), hv[k], v);
           return v;
         };
         auto part = [&](int64_t i, int m) {
@@ -184,7 +207,7 @@ void PreTaskT(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
           return v;
         };
         if (last) {
-          StoreRange(out + r.row * E + c, n, t.streamStores, full, part);
+          StoreRange<kDe>(out + r.row * E + c, n, t.streamStores, full, part);
         } else {
           int64_t i = 0;
           for (; i + kLanes <= n; i += kLanes) simd::Store(acc + i, full(i));
@@ -196,12 +219,21 @@ void PreTaskT(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
   if (t.streamStores) simd::StreamFence();
 }
 
+// The deinterleaved layout pays for bf16 without streaming stores (see LoadIn).
+template <typename T, typename H>
+void PreTaskT(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    if (!t.streamStores) return PreTaskImpl<T, H, true>(t, a, task);
+  }
+  PreTaskImpl<T, H, false>(t, a, task);
+}
+
 // One pass over grad_out: each 16-lane group of grad_out[b*N+s] is multiplied into the
 // grad_input accumulator and dotted with x[b] into the lanes of its block's grad_h partial.
 // Tiles start at multiples of the reduction block (or cover the whole row), so block boundaries
 // and lane assignment are those of the row, whatever the tiling.
-template <typename T, typename H>
-void BackwardTaskT(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task) {
+template <typename T, typename H, bool kDe>
+void BackwardTaskImpl(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task) {
   const T* go = static_cast<const T*>(a.gradOut);
   const T* x = static_cast<const T*>(a.x);
   T* gi = static_cast<T*>(a.gradInput);
@@ -234,16 +266,17 @@ void BackwardTaskT(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task) {
           for (int k = 0; k < G; ++k) dot[k] = simd::Zero();
           int64_t i = lo;
           for (; i < full; i += kLanes) {
-            const Vf xv = simd::LoadAs(xb + i);
+            const Vf xv = LoadIn<kDe>(xb + i);
             Vf v = first ? simd::Zero() : simd::Load(acc + i);
             for (int k = 0; k < G; ++k) {
-              const Vf gv = simd::LoadAs(g[k] + i);
+              const Vf gv = LoadIn<kDe>(g[k] + i);
               v = simd::MulAdd(gv, hv[k], v);
               dot[k] = simd::MulAdd(gv, xv, dot[k]);
             }
-            if (direct) StoreOut(gib + i, v);
+            if (direct) StoreOut<kDe>(gib + i, v);
             else simd::Store(acc + i, v);
           }
+          for (int k = 0; k < G; ++k) dot[k] = Natural<kDe>(dot[k]);  // before the natural tail
           if (i < hi) {
             const int m = static_cast<int>(hi - i);
             const Vf xv = simd::LoadAsN(xb + i, m, 0.0f);
@@ -263,6 +296,14 @@ void BackwardTaskT(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task) {
     if (t.streamStores) StoreAccumulator(gib, acc, n, true);
   }
   if (t.streamStores) simd::StreamFence();
+}
+
+template <typename T, typename H>
+void BackwardTaskT(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task) {
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    if (!t.streamStores) return BackwardTaskImpl<T, H, true>(t, a, task);
+  }
+  BackwardTaskImpl<T, H, false>(t, a, task);
 }
 
 // Runs `body.template operator()<T, H>()` for the tiling's dtype.
