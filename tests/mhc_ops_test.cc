@@ -163,6 +163,43 @@ TEST(MhcOps, PostSpecialValues) {
   }
 }
 
+// bf16 post over every bf16 input pattern (NaNs, infinities, subnormals included) times weights
+// whose products hit each rounding case (ties to even and to odd, just above and below a tie,
+// carries into the exponent, overflow) and NaN weights with payloads in the low 16 bits, which
+// a rounding add without the NaN path would carry into the sign. Every ISA; one stream group
+// and a partial one.
+TEST(MhcOps, PostBf16RoundingEveryPattern) {
+  const DtypeCase& c = AllDtypes()[2];
+  ASSERT_EQ(c.dt, Dt::kBf16);
+  auto bits = [](uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; };
+  const float hs[] = {1.0f + 0x1p-9f, 1.0f + 0x1p-8f + 0x1p-16f, bits(0x3f80ffffu), -bits(0x3fc08000u),
+                      bits(0x3f807fffu), 3.0f, 1e30f, bits(0x7fffffffu), bits(0xffc0ffffu), bits(0x7f800001u), 0.0f};
+  const int64_t E = 65536 + 5, N = sizeof(hs) / sizeof(hs[0]);
+  for (aclnn_portable::Isa isa : aclnn_test::SupportedIsas()) {
+    SCOPED_TRACE(aclnn_portable::IsaName(isa));
+    aclnn_test::ScopedIsa scoped(isa);
+    PostData d(c, 1, E, N);
+    for (int64_t i = 0; i < E; ++i) {
+      const uint16_t b = static_cast<uint16_t>(i * 40503u);  // odd multiplier: every pattern once
+      std::memcpy(d.x.ptr() + 2 * i, &b, 2);
+    }
+    for (int64_t s = 0; s < N; ++s) SetValue(c.dt, true, d.h.ptr(), s, hs[s]);
+    c.post(0, nullptr, d.x.ptr(), d.h.ptr(), d.out.ptr(), 1, 1, E, N);
+    ASSERT_EQ(RecentMessage(), "");
+    for (int64_t s = 0; s < N; ++s)
+      for (int64_t e = 0; e < E; ++e) {
+        ExpectedPost(c.dt, d.x.ptr(), e, d.h.ptr(), s, d.want.ptr(), s * E + e);
+        // NaN times NaN: IEEE leaves open whose payload the product keeps; it must be a NaN.
+        if (std::isnan(GetValue(c.dt, false, d.x.ptr(), e)) && std::isnan(hs[s])) {
+          EXPECT_TRUE(std::isnan(GetValue(c.dt, false, d.out.ptr(), s * E + e)));
+          std::memcpy(d.want.ptr() + 2 * (s * E + e), d.out.ptr() + 2 * (s * E + e), 2);
+        }
+      }
+    ExpectSameElements(d.out.ptr(), d.want.ptr(), N * E, c.elem, "bf16 rounding post");
+    EXPECT_TRUE(d.out.GuardsIntact());
+  }
+}
+
 // Shapes that select each strategy on a 2-core machine; the plan is asserted, then the values.
 TEST(MhcOps, EachStrategyOnTwoCores) {
   aclnn_test::ScopedThreads threads(2);

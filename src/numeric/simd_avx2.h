@@ -177,6 +177,49 @@ inline void StreamCopy(void* dst, const void* src, size_t bytes) {
   std::memcpy(d, s, bytes);
 }
 
+// ---- mhc primitives ----
+// The bits of StoreBf16Bits (RNE, NaN quieted), with the NaN blend taken only when a lane is NaN
+// (one unordered compare of the two halves tests all 16 lanes).
+__attribute__((always_inline)) inline __m256i MhcBf16FromVf(Vf a) {
+  const __m256 nan = _mm256_cmp_ps(a.lo, a.hi, _CMP_UNORD_Q);
+  if (__builtin_expect(!_mm256_testz_ps(nan, nan), 0)) return Bf16FromVf(a);
+  const __m256i one = _mm256_set1_epi32(1), bias = _mm256_set1_epi32(0x7fff);
+  const __m256i x0 = _mm256_castps_si256(a.lo), x1 = _mm256_castps_si256(a.hi);
+  const __m256i r0 = _mm256_srli_epi32(_mm256_add_epi32(x0, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(x0, 16), one), bias)), 16);
+  const __m256i r1 = _mm256_srli_epi32(_mm256_add_epi32(x1, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(x1, 16), one), bias)), 16);
+  return _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xd8);
+}
+__attribute__((always_inline)) inline void MhcStoreBf16Bits(uint16_t* p, Vf a) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), MhcBf16FromVf(a)); }
+__attribute__((always_inline)) inline void MhcStoreBf16BitsStream(uint16_t* p, Vf a) { _mm256_stream_si256(reinterpret_cast<__m256i*>(p), MhcBf16FromVf(a)); }
+// Deinterleaved bf16 layout: .lo holds elements 0, 2, .., 14 and .hi elements 1, 3, .., 15, so a
+// load is one 32-byte load and two bit operations, and a store needs no lane shuffle. Only for
+// element-wise work whose loads and stores of a position all use it; MhcFromDeint gives the
+// lanes back in natural order (lane j = element j) before a reduction across lanes.
+__attribute__((always_inline)) inline Vf MhcLoadBf16Deint(const uint16_t* p) {
+  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  return {_mm256_castsi256_ps(_mm256_slli_epi32(v, 16)),
+          _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32(static_cast<int>(0xffff0000u))))};
+}
+// The bits of StoreBf16Bits for a vector in the deinterleaved layout.
+__attribute__((always_inline)) inline void MhcStoreBf16Deint(uint16_t* p, Vf a) {
+  const __m256 nan = _mm256_cmp_ps(a.lo, a.hi, _CMP_UNORD_Q);
+  __m256i r;
+  if (__builtin_expect(!_mm256_testz_ps(nan, nan), 0)) {
+    r = _mm256_or_si256(Bf16Round8(a.lo), _mm256_slli_epi32(Bf16Round8(a.hi), 16));
+  } else {
+    const __m256i one = _mm256_set1_epi32(1), bias = _mm256_set1_epi32(0x7fff);
+    const __m256i x0 = _mm256_castps_si256(a.lo), x1 = _mm256_castps_si256(a.hi);
+    const __m256i r0 = _mm256_add_epi32(x0, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(x0, 16), one), bias));
+    const __m256i r1 = _mm256_add_epi32(x1, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(x1, 16), one), bias));
+    r = _mm256_or_si256(_mm256_srli_epi32(r0, 16), _mm256_and_si256(r1, _mm256_set1_epi32(static_cast<int>(0xffff0000u))));
+  }
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), r);
+}
+__attribute__((always_inline)) inline Vf MhcFromDeint(Vf a) {
+  const __m256 lo = _mm256_unpacklo_ps(a.lo, a.hi), hi = _mm256_unpackhi_ps(a.lo, a.hi);  // 0-3 8-11 | 4-7 12-15
+  return {_mm256_permute2f128_ps(lo, hi, 0x20), _mm256_permute2f128_ps(lo, hi, 0x31)};
+}
+
 }  // namespace simd
 }  // namespace ACLNN_ISA_NS
 }  // namespace aclnn_portable

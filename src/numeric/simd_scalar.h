@@ -96,6 +96,15 @@ inline void StreamCopy(void* dst, const void* src, size_t bytes) { std::memcpy(d
 
 #undef ACLNN_FOR_LANES
 
+// ---- mhc primitives ----
+// The bits of StoreBf16Bits / StoreBf16BitsStream (the AVX2 build has a cheaper NaN-free path).
+inline void MhcStoreBf16Bits(uint16_t* p, Vf a) { StoreBf16Bits(p, a); }
+inline void MhcStoreBf16BitsStream(uint16_t* p, Vf a) { StoreBf16BitsStream(p, a); }
+// The deinterleaved bf16 layout of the AVX2 build is the natural one here.
+inline Vf MhcLoadBf16Deint(const uint16_t* p) { return LoadBf16Bits(p); }
+inline void MhcStoreBf16Deint(uint16_t* p, Vf a) { StoreBf16Bits(p, a); }
+inline Vf MhcFromDeint(Vf a) { return a; }
+
 }  // namespace simd
 }  // namespace ACLNN_ISA_NS
 }  // namespace aclnn_portable

@@ -4,6 +4,7 @@
 // 1024-element blocks, and the block sums are added in double in a fixed order.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "numeric/half.h"
 #include "numeric/simd.h"
@@ -27,10 +28,59 @@ inline float LoadWeight(const void* h, int64_t s) {
   return ToFloat(v);
 }
 
+// Streams whose accumulation shares one pass over a chunk, held in registers (AVX-512 has 32
+// vector registers; a Vf is two of AVX2's 16).
+#if defined(ACLNN_ISA_AVX512)
+constexpr int kStreamGroup = 8;
+#else
+constexpr int kStreamGroup = 4;
+#endif
+
+// Full-vector stores of the kernels: StoreAs / StoreAsStream, with bf16 through the mhc
+// primitives (the same bits; cheaper when no lane is NaN).
+//
+// kDe: bf16 vectors in the deinterleaved layout of the mhc primitives (cheaper loads and stores;
+// AVX2 only, the natural layout elsewhere). Per 16-element position a task uses one layout for
+// every load and store, full vectors only (tails are natural), and it is never combined with
+// streaming stores, whose aligned head shifts the positions. Lanes of a reduction are put back in
+// natural order (MhcFromDeint) before anything natural is added to them.
+template <bool kDe, typename T>
+__attribute__((always_inline)) inline Vf LoadIn(const T* p) {
+  if constexpr (kDe && std::is_same_v<T, BFloat16>) return simd::MhcLoadBf16Deint(reinterpret_cast<const uint16_t*>(p));
+  else return simd::LoadAs(p);
+}
+template <bool kDe, typename T>
+__attribute__((always_inline)) inline void StoreOut(T* p, Vf v) {
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    if constexpr (kDe) simd::MhcStoreBf16Deint(reinterpret_cast<uint16_t*>(p), v);
+    else simd::MhcStoreBf16Bits(reinterpret_cast<uint16_t*>(p), v);
+  } else {
+    simd::StoreAs(p, v);
+  }
+}
+template <bool kDe>
+__attribute__((always_inline)) inline Vf Natural(Vf v) {
+  if constexpr (kDe) return simd::MhcFromDeint(v);
+  else return v;
+}
+template <typename T>
+__attribute__((always_inline)) inline void StreamOut(T* p, Vf v) { simd::StoreAsStream(p, v); }
+__attribute__((always_inline)) inline void StreamOut(BFloat16* p, Vf v) { simd::MhcStoreBf16BitsStream(reinterpret_cast<uint16_t*>(p), v); }
+
+// Calls f.template operator()<G>() with G = ns in [1, kStreamGroup], so that the loops over a
+// group's streams are unrolled with their accumulators in registers.
+template <int G = 1, typename F>
+inline void WithGroup(int ns, F&& f) {
+  if constexpr (G < kStreamGroup) {
+    if (ns != G) return WithGroup<G + 1>(ns, f);
+  }
+  f.template operator()<G>();
+}
+
 // out[i] = value(i) for i in [0, n): `full(i)` gives 16 lanes from element i, `part(i, k)` the
 // first k. With `stream`, the bulk is written with non-temporal stores after a head that
 // aligns the destination (skipped when the pointer is not even element-aligned).
-template <typename T, typename Full, typename Part>
+template <bool kDe = false, typename T, typename Full, typename Part>
 inline void StoreRange(T* out, int64_t n, bool stream, Full full, Part part) {
   int64_t i = 0;
   if (stream) {
@@ -45,14 +95,14 @@ inline void StoreRange(T* out, int64_t n, bool stream, Full full, Part part) {
     }
   }
   if (stream) {
-    for (; i + kLanes <= n; i += kLanes) simd::StoreAsStream(out + i, full(i));
+    for (; i + kLanes <= n; i += kLanes) StreamOut(out + i, full(i));
   } else {
     for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
       const Vf a = full(i), b = full(i + kLanes);
-      simd::StoreAs(out + i, a);
-      simd::StoreAs(out + i + kLanes, b);
+      StoreOut<kDe>(out + i, a);
+      StoreOut<kDe>(out + i + kLanes, b);
     }
-    for (; i + kLanes <= n; i += kLanes) simd::StoreAs(out + i, full(i));
+    for (; i + kLanes <= n; i += kLanes) StoreOut<kDe>(out + i, full(i));
   }
   if (i < n) simd::StoreAsN(out + i, part(i, static_cast<int>(n - i)), static_cast<int>(n - i));
 }
@@ -64,14 +114,6 @@ inline void ScaleRange(const T* x, T* out, int64_t n, float h, bool stream) {
   StoreRange(out, n, stream, [&](int64_t i) { return simd::Mul(simd::LoadAs(x + i), hv); },
              [&](int64_t i, int k) { return simd::Mul(simd::LoadAsN(x + i, k, 0.0f), hv); });
 }
-
-// Streams whose accumulation shares one pass over a chunk, held in registers (AVX-512 has 32
-// vector registers; a Vf is two of AVX2's 16).
-#if defined(ACLNN_ISA_AVX512)
-constexpr int kStreamGroup = 8;
-#else
-constexpr int kStreamGroup = 4;
-#endif
 
 template <typename T>
 inline void StoreAccumulator(T* out, const float* acc, int64_t n, bool stream) {
@@ -101,8 +143,32 @@ void PostTaskT(const MhcTiling& t, const MhcPostArgs& a, int64_t task) {
     // Each chunk of x is read from memory once and from L1 for the other N - 1 streams.
     for (int64_t c = r.begin; c < r.begin + r.len; c += kChunkElems) {
       const int64_t n = std::min(kChunkElems, r.begin + r.len - c);
-      for (int64_t s = 0; s < N; ++s)
-        ScaleRange(x + r.row * E + c, out + (r.row * N + s) * E + c, n, LoadWeight<H>(a.h, s), t.streamStores);
+      const T* xc = x + r.row * E + c;
+      if (t.streamStores) {  // each stream's aligned head differs: one stream at a time
+        for (int64_t s = 0; s < N; ++s) ScaleRange(xc, out + (r.row * N + s) * E + c, n, LoadWeight<H>(a.h, s), true);
+        continue;
+      }
+      // Each vector of x is loaded (and widened) once for a group of streams.
+      for (int64_t s0 = 0; s0 < N; s0 += kStreamGroup) {
+        WithGroup(static_cast<int>(std::min<int64_t>(kStreamGroup, N - s0)), [&]<int G>() {
+          T* o[G];
+          Vf hv[G];
+          for (int k = 0; k < G; ++k) {
+            o[k] = out + (r.row * N + s0 + k) * E + c;
+            hv[k] = simd::Set(LoadWeight<H>(a.h, s0 + k));
+          }
+          int64_t i = 0;
+          for (; i + kLanes <= n; i += kLanes) {
+            const Vf xv = LoadIn<true>(xc + i);  // element-wise: the layout is free
+            for (int k = 0; k < G; ++k) StoreOut<true>(o[k] + i, simd::Mul(xv, hv[k]));
+          }
+          if (i < n) {
+            const int m = static_cast<int>(n - i);
+            const Vf xv = simd::LoadAsN(xc + i, m, 0.0f);
+            for (int k = 0; k < G; ++k) simd::StoreAsN(o[k] + i, simd::Mul(xv, hv[k]), m);
+          }
+        });
+      }
     }
   }
   if (t.streamStores) simd::StreamFence();
@@ -112,8 +178,8 @@ void PostTaskT(const MhcTiling& t, const MhcPostArgs& a, int64_t task) {
 // +0. Streams are taken kStreamGroup at a time with the accumulator in registers; between
 // groups it waits in `acc` (L1), and the last group writes the output directly. Every element
 // sees the same sequence of fmas whatever the grouping, so the bits do not depend on it.
-template <typename T, typename H>
-void PreTaskT(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
+template <typename T, typename H, bool kDe>
+void PreTaskImpl(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
   const T* x = static_cast<const T*>(a.x);
   T* out = static_cast<T*>(a.out);
   const int64_t E = t.rowElems, N = t.numStreams;
@@ -122,42 +188,52 @@ void PreTaskT(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
   for (int64_t c = r.begin; c < r.begin + r.len; c += kChunkElems) {
     const int64_t n = std::min(kChunkElems, r.begin + r.len - c);
     for (int64_t s0 = 0; s0 < N; s0 += kStreamGroup) {
-      const int ns = static_cast<int>(std::min<int64_t>(kStreamGroup, N - s0));
-      const T* xs[kStreamGroup];
-      Vf hv[kStreamGroup];
-      for (int k = 0; k < ns; ++k) {
-        xs[k] = x + (r.row * N + s0 + k) * E + c;
-        hv[k] = simd::Set(LoadWeight<H>(a.h, s0 + k));
-      }
-      const bool first = s0 == 0, last = s0 + ns == N;
-      auto full = [&](int64_t i) {
-        Vf v = first ? simd::Zero() : simd::Load(acc + i);
-        for (int k = 0; k < ns; ++k) v = simd::MulAdd(simd::LoadAs(xs[k] + i), hv[k], v);
-        return v;
-      };
-      auto part = [&](int64_t i, int m) {
-        Vf v = first ? simd::Zero() : simd::LoadN(acc + i, m, 0.0f);
-        for (int k = 0; k < ns; ++k) v = simd::MulAdd(simd::LoadAsN(xs[k] + i, m, 0.0f), hv[k], v);
-        return v;
-      };
-      if (last) {
-        StoreRange(out + r.row * E + c, n, t.streamStores, full, part);
-      } else {
-        int64_t i = 0;
-        for (; i + kLanes <= n; i += kLanes) simd::Store(acc + i, full(i));
-        if (i < n) simd::Store(acc + i, part(i, static_cast<int>(n - i)));
-      }
+      WithGroup(static_cast<int>(std::min<int64_t>(kStreamGroup, N - s0)), [&]<int G>() {
+        const T* xs[G];
+        Vf hv[G];
+        for (int k = 0; k < G; ++k) {
+          xs[k] = x + (r.row * N + s0 + k) * E + c;
+          hv[k] = simd::Set(LoadWeight<H>(a.h, s0 + k));
+        }
+        const bool first = s0 == 0, last = s0 + G == N;
+        auto full = [&](int64_t i) {
+          Vf v = first ? simd::Zero() : simd::Load(acc + i);
+          for (int k = 0; k < G; ++k) v = simd::MulAdd(LoadIn<kDe>(xs[k] + i), hv[k], v);
+          return v;
+        };
+        auto part = [&](int64_t i, int m) {
+          Vf v = first ? simd::Zero() : simd::LoadN(acc + i, m, 0.0f);
+          for (int k = 0; k < G; ++k) v = simd::MulAdd(simd::LoadAsN(xs[k] + i, m, 0.0f), hv[k], v);
+          return v;
+        };
+        if (last) {
+          StoreRange<kDe>(out + r.row * E + c, n, t.streamStores, full, part);
+        } else {
+          int64_t i = 0;
+          for (; i + kLanes <= n; i += kLanes) simd::Store(acc + i, full(i));
+          if (i < n) simd::Store(acc + i, part(i, static_cast<int>(n - i)));
+        }
+      });
     }
   }
   if (t.streamStores) simd::StreamFence();
+}
+
+// The deinterleaved layout pays for bf16 without streaming stores (see LoadIn).
+template <typename T, typename H>
+void PreTaskT(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    if (!t.streamStores) return PreTaskImpl<T, H, true>(t, a, task);
+  }
+  PreTaskImpl<T, H, false>(t, a, task);
 }
 
 // One pass over grad_out: each 16-lane group of grad_out[b*N+s] is multiplied into the
 // grad_input accumulator and dotted with x[b] into the lanes of its block's grad_h partial.
 // Tiles start at multiples of the reduction block (or cover the whole row), so block boundaries
 // and lane assignment are those of the row, whatever the tiling.
-template <typename T, typename H>
-void BackwardTaskT(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task) {
+template <typename T, typename H, bool kDe>
+void BackwardTaskImpl(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task) {
   const T* go = static_cast<const T*>(a.gradOut);
   const T* x = static_cast<const T*>(a.x);
   T* gi = static_cast<T*>(a.gradInput);
@@ -172,52 +248,62 @@ void BackwardTaskT(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task) {
     T* gib = gi + b * E + c;
     float* partial = a.partials + b * t.blocksPerRow + c / kMhcReduceBlockElems;
     for (int64_t s0 = 0; s0 < N; s0 += kStreamGroup) {
-      const int ns = static_cast<int>(std::min<int64_t>(kStreamGroup, N - s0));
-      const T* g[kStreamGroup];
-      Vf hv[kStreamGroup];
-      for (int k = 0; k < ns; ++k) {
-        g[k] = go + (b * N + s0 + k) * E + c;
-        hv[k] = simd::Set(LoadWeight<H>(a.h, s0 + k));
-      }
-      const bool first = s0 == 0, last = s0 + ns == N;
-      // The last group writes grad_input directly unless it streams (the aligned head of the
-      // streaming store would shift the lanes); then the chunk goes through `acc`.
-      const bool direct = last && !t.streamStores;
-      for (int64_t lo = 0, blk = 0; lo < n; lo += kMhcReduceBlockElems, ++blk) {
-        const int64_t hi = std::min(n, lo + kMhcReduceBlockElems);
-        const int64_t full = lo + (hi - lo) / kLanes * kLanes;
-        Vf dot[kStreamGroup];
-        for (int k = 0; k < ns; ++k) dot[k] = simd::Zero();
-        int64_t i = lo;
-        for (; i < full; i += kLanes) {
-          const Vf xv = simd::LoadAs(xb + i);
-          Vf v = first ? simd::Zero() : simd::Load(acc + i);
-          for (int k = 0; k < ns; ++k) {
-            const Vf gv = simd::LoadAs(g[k] + i);
-            v = simd::MulAdd(gv, hv[k], v);
-            dot[k] = simd::MulAdd(gv, xv, dot[k]);
-          }
-          if (direct) simd::StoreAs(gib + i, v);
-          else simd::Store(acc + i, v);
+      WithGroup(static_cast<int>(std::min<int64_t>(kStreamGroup, N - s0)), [&]<int G>() {
+        const T* g[G];
+        Vf hv[G];
+        for (int k = 0; k < G; ++k) {
+          g[k] = go + (b * N + s0 + k) * E + c;
+          hv[k] = simd::Set(LoadWeight<H>(a.h, s0 + k));
         }
-        if (i < hi) {
-          const int m = static_cast<int>(hi - i);
-          const Vf xv = simd::LoadAsN(xb + i, m, 0.0f);
-          Vf v = first ? simd::Zero() : simd::Load(acc + i);
-          for (int k = 0; k < ns; ++k) {
-            const Vf gv = simd::LoadAsN(g[k] + i, m, 0.0f);
-            v = simd::MulAdd(gv, hv[k], v);
-            dot[k] = simd::MulAdd(gv, xv, dot[k]);
+        const bool first = s0 == 0, last = s0 + G == N;
+        // The last group writes grad_input directly unless it streams (the aligned head of the
+        // streaming store would shift the lanes); then the chunk goes through `acc`.
+        const bool direct = last && !t.streamStores;
+        for (int64_t lo = 0, blk = 0; lo < n; lo += kMhcReduceBlockElems, ++blk) {
+          const int64_t hi = std::min(n, lo + kMhcReduceBlockElems);
+          const int64_t full = lo + (hi - lo) / kLanes * kLanes;
+          Vf dot[G];
+          for (int k = 0; k < G; ++k) dot[k] = simd::Zero();
+          int64_t i = lo;
+          for (; i < full; i += kLanes) {
+            const Vf xv = LoadIn<kDe>(xb + i);
+            Vf v = first ? simd::Zero() : simd::Load(acc + i);
+            for (int k = 0; k < G; ++k) {
+              const Vf gv = LoadIn<kDe>(g[k] + i);
+              v = simd::MulAdd(gv, hv[k], v);
+              dot[k] = simd::MulAdd(gv, xv, dot[k]);
+            }
+            if (direct) StoreOut<kDe>(gib + i, v);
+            else simd::Store(acc + i, v);
           }
-          if (direct) simd::StoreAsN(gib + i, v, m);
-          else simd::Store(acc + i, v);
+          for (int k = 0; k < G; ++k) dot[k] = Natural<kDe>(dot[k]);  // before the natural tail
+          if (i < hi) {
+            const int m = static_cast<int>(hi - i);
+            const Vf xv = simd::LoadAsN(xb + i, m, 0.0f);
+            Vf v = first ? simd::Zero() : simd::Load(acc + i);
+            for (int k = 0; k < G; ++k) {
+              const Vf gv = simd::LoadAsN(g[k] + i, m, 0.0f);
+              v = simd::MulAdd(gv, hv[k], v);
+              dot[k] = simd::MulAdd(gv, xv, dot[k]);
+            }
+            if (direct) simd::StoreAsN(gib + i, v, m);
+            else simd::Store(acc + i, v);
+          }
+          for (int k = 0; k < G; ++k) partial[(s0 + k) * partialsPerStream + blk] = simd::ReduceSum(dot[k]);
         }
-        for (int k = 0; k < ns; ++k) partial[(s0 + k) * partialsPerStream + blk] = simd::ReduceSum(dot[k]);
-      }
+      });
     }
     if (t.streamStores) StoreAccumulator(gib, acc, n, true);
   }
   if (t.streamStores) simd::StreamFence();
+}
+
+template <typename T, typename H>
+void BackwardTaskT(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task) {
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    if (!t.streamStores) return BackwardTaskImpl<T, H, true>(t, a, task);
+  }
+  BackwardTaskImpl<T, H, false>(t, a, task);
 }
 
 // Runs `body.template operator()<T, H>()` for the tiling's dtype.
