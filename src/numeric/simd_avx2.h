@@ -94,9 +94,21 @@ inline __m256i Bf16Round8(__m256 a) {
   const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(a, a, _CMP_UNORD_Q));
   return _mm256_blendv_epi8(r, q, nan);
 }
-inline __m256i Bf16FromVf(Vf a) {  // 16 bf16 in lane order
-  const __m256i packed = _mm256_packus_epi32(Bf16Round8(a.lo), Bf16Round8(a.hi));  // per-128 interleave
-  return _mm256_permute4x64_epi64(packed, 0xd8);
+// 16 bf16 in lane order. The NaN blend runs only when a lane is NaN (one unordered compare of
+// the two halves tests all 16 lanes); the bits are those of Bf16Round8 either way.
+__attribute__((always_inline)) inline __m256i Bf16FromVf(Vf a) {
+  const __m256 nan = _mm256_cmp_ps(a.lo, a.hi, _CMP_UNORD_Q);
+  __m256i r0, r1;
+  if (__builtin_expect(!_mm256_testz_ps(nan, nan), 0)) {
+    r0 = Bf16Round8(a.lo);
+    r1 = Bf16Round8(a.hi);
+  } else {
+    const __m256i one = _mm256_set1_epi32(1), bias = _mm256_set1_epi32(0x7fff);
+    const __m256i x0 = _mm256_castps_si256(a.lo), x1 = _mm256_castps_si256(a.hi);
+    r0 = _mm256_srli_epi32(_mm256_add_epi32(x0, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(x0, 16), one), bias)), 16);
+    r1 = _mm256_srli_epi32(_mm256_add_epi32(x1, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(x1, 16), one), bias)), 16);
+  }
+  return _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xd8);  // packus interleaves per 128
 }
 inline void StoreBf16Bits(uint16_t* p, Vf a) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), Bf16FromVf(a)); }
 inline void StoreBf16BitsN(uint16_t* p, Vf a, int n) {
@@ -178,17 +190,8 @@ inline void StreamCopy(void* dst, const void* src, size_t bytes) {
 }
 
 // ---- mhc primitives ----
-// The bits of StoreBf16Bits (RNE, NaN quieted), with the NaN blend taken only when a lane is NaN
-// (one unordered compare of the two halves tests all 16 lanes).
-__attribute__((always_inline)) inline __m256i MhcBf16FromVf(Vf a) {
-  const __m256 nan = _mm256_cmp_ps(a.lo, a.hi, _CMP_UNORD_Q);
-  if (__builtin_expect(!_mm256_testz_ps(nan, nan), 0)) return Bf16FromVf(a);
-  const __m256i one = _mm256_set1_epi32(1), bias = _mm256_set1_epi32(0x7fff);
-  const __m256i x0 = _mm256_castps_si256(a.lo), x1 = _mm256_castps_si256(a.hi);
-  const __m256i r0 = _mm256_srli_epi32(_mm256_add_epi32(x0, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(x0, 16), one), bias)), 16);
-  const __m256i r1 = _mm256_srli_epi32(_mm256_add_epi32(x1, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(x1, 16), one), bias)), 16);
-  return _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xd8);
-}
+// The bits of StoreBf16Bits (Bf16FromVf has the NaN-free fast path).
+inline __m256i MhcBf16FromVf(Vf a) { return Bf16FromVf(a); }
 __attribute__((always_inline)) inline void MhcStoreBf16Bits(uint16_t* p, Vf a) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), MhcBf16FromVf(a)); }
 __attribute__((always_inline)) inline void MhcStoreBf16BitsStream(uint16_t* p, Vf a) { _mm256_stream_si256(reinterpret_cast<__m256i*>(p), MhcBf16FromVf(a)); }
 // Deinterleaved bf16 layout: .lo holds elements 0, 2, .., 14 and .hi elements 1, 3, .., 15, so a
