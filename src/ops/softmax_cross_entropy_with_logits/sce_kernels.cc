@@ -128,7 +128,7 @@ ChunkStat ChunkStats(const In& x, int64_t n, float* es) {
 }
 
 // Writes backprop = e * scale - y over one chunk and returns its loss part
-// sum y * (L - (x - m)) (per element, so 0 * inf is NaN as in TensorFlow). e = exp(x - mExp): read
+// sum y * (L - (x - m)) (fused multiply-adds into 4 accumulators) (per element, so 0 * inf is NaN as in TensorFlow). e = exp(x - mExp): read
 // from es (the values ChunkStats stored for this chunk) or, when es is null, recomputed with the
 // same operations, so both give the same bits. FullLoad: mExp = m, scale = 1 / s. SplitR:
 // mExp = the chunk's own reference (ChunkExpRef), scale = SceChunkScale.
@@ -143,7 +143,7 @@ float ChunkApply(const InX& x, const InY& y, T* bp, int64_t n, float m, float L,
     const Vf xv = x.At(kL * jj), yv = y.At(kL * jj);
     const Vf e = es ? simd::Load(es + kL * jj) : simd::ExpNonPositive(simd::Sub(xv, Me));
     simd::StoreAs(bp + kL * jj, simd::Sub(simd::Mul(e, Scale), yv));
-    acc = simd::Add(acc, simd::Mul(yv, simd::Sub(Lv, simd::Sub(xv, M))));
+    acc = simd::MulAdd(yv, simd::Sub(Lv, simd::Sub(xv, M)), acc);
   };
   int64_t j = 0;
   for (; j + 4 <= nv; j += 4) {
@@ -158,7 +158,7 @@ float ChunkApply(const InX& x, const InY& y, T* bp, int64_t n, float m, float L,
     const Vf xv = x.Tail(kL * nv, tail, 0.0f), yv = y.Tail(kL * nv, tail, 0.0f);
     const Vf e = es ? simd::Load(es + kL * nv) : simd::ExpNonPositive(simd::Sub(xv, Me));
     simd::StoreAsN(bp + kL * nv, simd::Sub(simd::Mul(e, Scale), yv), tail);
-    la[nv & 3] = simd::Add(la[nv & 3], simd::Mul(yv, simd::Sub(Lv, simd::Sub(xv, M))));
+    la[nv & 3] = simd::MulAdd(yv, simd::Sub(Lv, simd::Sub(xv, M)), la[nv & 3]);
   }
   return simd::ReduceSum(Fold4(la[0], la[1], la[2], la[3]));
 }
