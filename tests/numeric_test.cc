@@ -139,3 +139,89 @@ TEST(Simd, ExpNonPositiveIsExpOnNonPositiveInputsAndBranchesAgree) {
     }
   }
 }
+
+namespace {
+// Position of f on the ordered line of floats (adjacent floats differ by 1, -0 == +0).
+int64_t Ordered(float f) {
+  const int64_t b = FloatBits(f) & 0x7fffffffu;
+  return (FloatBits(f) >> 31) ? -b : b;
+}
+}  // namespace
+
+// simd_log.h's contract: <= 2 ulp against the correctly rounded ln x for positive finite x
+// (subnormals included), std::log's special values, and the same bits on every ISA.
+TEST(Simd, LogAccuracyWithinTwoUlpAndSameBitsOnEveryIsa) {
+  std::vector<float> x;
+  for (uint32_t b = 1; b < 0x7f800000u; b += 997) x.push_back(BitsToFloat(b));  // every binade
+  for (int i = -300000; i <= 300000; ++i) x.push_back(BitsToFloat(FloatBits(1.0f) + i));  // near 1
+  aclnn_test::Rng rng(11);
+  for (int i = 0; i < 200000; ++i) x.push_back(static_cast<float>(rng.Uniform(1.0, 1 << 20)));
+  x.push_back(3.40282347e38f);
+  const size_t n = x.size();
+  std::vector<uint32_t> ref_bits;
+  int worst = 0;
+  for (Isa isa : aclnn_test::SupportedIsas()) {
+    std::vector<float> y(n);
+    ProbeLog(isa, x.data(), y.data(), n);
+    for (size_t i = 0; i < n; ++i) {
+      const float ref = static_cast<float>(std::log(static_cast<double>(x[i])));
+      const int ulp = static_cast<int>(std::llabs(Ordered(y[i]) - Ordered(ref)));
+      worst = std::max(worst, ulp);
+      ASSERT_LE(ulp, 2) << IsaName(isa) << " x=" << x[i] << " got " << y[i] << " ref " << ref;
+    }
+    std::vector<uint32_t> bits(n);
+    std::memcpy(bits.data(), y.data(), 4 * n);
+    if (ref_bits.empty()) ref_bits = bits;
+    EXPECT_EQ(bits, ref_bits) << IsaName(isa) << " Log differs from " << IsaName(aclnn_test::SupportedIsas()[0]);
+    float s[6] = {0.0f, -0.0f, -1.0f, INFINITY, -INFINITY, NAN}, o[6];
+    ProbeLog(isa, s, o, 6);
+    EXPECT_EQ(o[0], -INFINITY);
+    EXPECT_EQ(o[1], -INFINITY);
+    EXPECT_TRUE(std::isnan(o[2]));
+    EXPECT_EQ(o[3], INFINITY);
+    EXPECT_TRUE(std::isnan(o[4]));
+    EXPECT_TRUE(std::isnan(o[5]));
+  }
+  RecordProperty("worst_ulp", worst);
+}
+
+// LoadRowsT / StoreRowsT: an exact transpose of a 16 x n block (n = 1..16) in every dtype, with
+// StoreRowsT rounding as FloatToHalf / FloatToBf16 and writing nothing outside the block.
+TEST(Simd, RowTransposesAreExactOnEveryIsa) {
+  aclnn_test::Rng rng(5);
+  for (Isa isa : aclnn_test::SupportedIsas())
+    for (int dt = 0; dt < 3; ++dt)
+      for (int n = 1; n <= 16; ++n) {
+        const int cnt = 16 * n, es = dt == 0 ? 4 : 2;
+        std::vector<uint8_t> in(cnt * es), out((cnt + 32) * es, 0xa5);
+        std::vector<float> cols(cnt), vals(cnt), want(cnt);
+        for (int i = 0; i < cnt; ++i) {
+          const float v = static_cast<float>(rng.Uniform(-100, 100));
+          vals[i] = static_cast<float>(rng.Uniform(-100, 100));
+          if (dt == 0) std::memcpy(&in[4 * i], &v, 4);
+          const uint16_t h = dt == 1 ? FloatToHalf(v) : FloatToBf16(v);
+          if (dt != 0) std::memcpy(&in[2 * i], &h, 2);
+          want[i] = dt == 0 ? v : dt == 1 ? HalfToFloat(h) : Bf16ToFloat(h);
+        }
+        ProbeRows(isa, dt, n, in.data(), cols.data(), vals.data(), out.data() + 16 * es);
+        for (int r = 0; r < 16; ++r)
+          for (int c = 0; c < n; ++c) {
+            ASSERT_EQ(FloatBits(cols[16 * c + r]), FloatBits(want[r * n + c])) << IsaName(isa) << " dt " << dt << " n " << n;
+            const float v = vals[16 * c + r];
+            const uint8_t* o = out.data() + 16 * es + (r * n + c) * es;
+            if (dt == 0) {
+              float g;
+              std::memcpy(&g, o, 4);
+              ASSERT_EQ(FloatBits(g), FloatBits(v)) << IsaName(isa) << " n " << n;
+            } else {
+              uint16_t g;
+              std::memcpy(&g, o, 2);
+              ASSERT_EQ(g, dt == 1 ? FloatToHalf(v) : FloatToBf16(v)) << IsaName(isa) << " dt " << dt << " n " << n;
+            }
+          }
+        for (int i = 0; i < 16 * es; ++i) {
+          ASSERT_EQ(out[i], 0xa5) << "write before the block";
+          ASSERT_EQ(out[out.size() - 1 - i], 0xa5) << "write after the block";
+        }
+      }
+}

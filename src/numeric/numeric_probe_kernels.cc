@@ -1,7 +1,14 @@
+// GCC 12 reports its own AVX-512 intrinsics (_mm512_undefined_*) as uninitialised.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
 #include <cstddef>
 #include <cstdint>
 
 #include "numeric/simd.h"
+#include "numeric/simd_log.h"
+#include "numeric/half.h"
+
+#include <utility>
 
 namespace aclnn_portable {
 namespace ACLNN_ISA_NS {
@@ -31,6 +38,32 @@ void ProbeToBf16(const float* x, uint16_t* y, size_t n) {
   size_t i = 0;
   for (; i + simd::kLanes <= n; i += simd::kLanes) simd::StoreBf16Bits(y + i, simd::Load(x + i));
   if (i < n) simd::StoreBf16BitsN(y + i, simd::LoadN(x + i, static_cast<int>(n - i), 0.0f), static_cast<int>(n - i));
+}
+
+void ProbeLog(const float* x, float* y, size_t n) {
+  size_t i = 0;
+  for (; i + simd::kLanes <= n; i += simd::kLanes) simd::Store(y + i, simd::Log(simd::Load(x + i)));
+  if (i < n) simd::StoreN(y + i, simd::Log(simd::LoadN(x + i, static_cast<int>(n - i), 1.0f)), static_cast<int>(n - i));
+}
+
+namespace {
+template <int kN, typename T>
+void RowsN(const void* in, float* cols, const float* vals, void* out) {
+  simd::LoadRowsT<kN>(static_cast<const T*>(in), cols);
+  simd::StoreRowsT<kN>(static_cast<T*>(out), vals);
+}
+template <typename T>
+void RowsT(int n, const void* in, float* cols, const float* vals, void* out) {
+  [&]<int... i>(std::integer_sequence<int, i...>) {
+    ((n == i + 1 ? RowsN<i + 1, T>(in, cols, vals, out) : void()), ...);
+  }(std::make_integer_sequence<int, 16>{});
+}
+}  // namespace
+
+void ProbeRows(int dtype, int n, const void* in, float* cols, const float* vals, void* out) {
+  if (dtype == 0) RowsT<float>(n, in, cols, vals, out);
+  else if (dtype == 1) RowsT<Half>(n, in, cols, vals, out);
+  else RowsT<BFloat16>(n, in, cols, vals, out);
 }
 
 }  // namespace ACLNN_ISA_NS

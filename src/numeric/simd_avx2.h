@@ -226,3 +226,54 @@ __attribute__((always_inline)) inline Vf MhcFromDeint(Vf a) {
 }  // namespace simd
 }  // namespace ACLNN_ISA_NS
 }  // namespace aclnn_portable
+
+// ---- lane-path primitives ----
+// Bit views, integer ops and compares (for simd_log.h) and 16-row block transposes (for the
+// SoftmaxCrossEntropyWithLogits lane path). Exact everywhere: the same bits on every ISA.
+#include "numeric/simd_x86_rows.h"
+
+namespace aclnn_portable {
+namespace ACLNN_ISA_NS {
+namespace simd {
+
+inline Vi AsBits(Vf a) { return {_mm256_castps_si256(a.lo), _mm256_castps_si256(a.hi)}; }
+inline Vf FromBits(Vi a) { return {_mm256_castsi256_ps(a.lo), _mm256_castsi256_ps(a.hi)}; }
+inline Vi SetI(int32_t x) { return {_mm256_set1_epi32(x), _mm256_set1_epi32(x)}; }
+inline Vi AndI(Vi a, Vi b) { return {_mm256_and_si256(a.lo, b.lo), _mm256_and_si256(a.hi, b.hi)}; }
+inline Vi OrI(Vi a, Vi b) { return {_mm256_or_si256(a.lo, b.lo), _mm256_or_si256(a.hi, b.hi)}; }
+inline Vi AddI(Vi a, Vi b) { return {_mm256_add_epi32(a.lo, b.lo), _mm256_add_epi32(a.hi, b.hi)}; }
+// Logical shift right by n in [0, 31].
+inline Vi SrlI(Vi a, int n) { return {_mm256_srli_epi32(a.lo, n), _mm256_srli_epi32(a.hi, n)}; }
+// int32 -> fp32, round to nearest even (exact for |a| <= 2^24).
+inline Vf ToFloatI(Vi a) { return {_mm256_cvtepi32_ps(a.lo), _mm256_cvtepi32_ps(a.hi)}; }
+// Ordered compares: false when either input is NaN.
+inline Mask Less(Vf a, Vf b) { return {_mm256_cmp_ps(a.lo, b.lo, _CMP_LT_OQ), _mm256_cmp_ps(a.hi, b.hi, _CMP_LT_OQ)}; }
+inline Mask Equal(Vf a, Vf b) { return {_mm256_cmp_ps(a.lo, b.lo, _CMP_EQ_OQ), _mm256_cmp_ps(a.hi, b.hi, _CMP_EQ_OQ)}; }
+
+// A dense block of 16 rows of kN (1..16) elements of T (row r at p + r * kN) <-> kN vectors of
+// 16 floats at cols (class-major): cols[16 * c + r] = element c of row r. Reads / writes exactly the block's 16 * kN elements;
+// T is widened exactly / rounded to nearest even as LoadAs / StoreAs.
+template <int kN, typename T>
+__attribute__((always_inline)) inline void LoadRowsT(const T* p, float* cols) {
+  __m256 lo[kN], hi[kN];
+  rows8::LoadRows<kN>(p, lo);
+  rows8::LoadRows<kN>(p + 8 * kN, hi);
+  for (int c = 0; c < kN; ++c) {
+    _mm256_storeu_ps(cols + 16 * c, lo[c]);
+    _mm256_storeu_ps(cols + 16 * c + 8, hi[c]);
+  }
+}
+template <int kN, typename T>
+__attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
+  __m256 lo[kN], hi[kN];
+  for (int c = 0; c < kN; ++c) {
+    lo[c] = _mm256_loadu_ps(cols + 16 * c);
+    hi[c] = _mm256_loadu_ps(cols + 16 * c + 8);
+  }
+  rows8::StoreRows<kN>(p, lo);
+  rows8::StoreRows<kN>(p + 8 * kN, hi);
+}
+
+}  // namespace simd
+}  // namespace ACLNN_ISA_NS
+}  // namespace aclnn_portable

@@ -137,3 +137,55 @@ inline Vf MhcFromDeint(Vf a) { return a; }
 }  // namespace simd
 }  // namespace ACLNN_ISA_NS
 }  // namespace aclnn_portable
+
+// ---- lane-path primitives ----
+// Bit views, integer ops and compares (for simd_log.h) and 16-row block transposes (for the
+// SoftmaxCrossEntropyWithLogits lane path). Exact everywhere: the same bits on every ISA.
+#include "numeric/simd_x86_rows.h"
+
+namespace aclnn_portable {
+namespace ACLNN_ISA_NS {
+namespace simd {
+
+inline Vi AsBits(Vf a) { return {_mm512_castps_si512(a.v)}; }
+inline Vf FromBits(Vi a) { return {_mm512_castsi512_ps(a.v)}; }
+inline Vi SetI(int32_t x) { return {_mm512_set1_epi32(x)}; }
+inline Vi AndI(Vi a, Vi b) { return {_mm512_and_si512(a.v, b.v)}; }
+inline Vi OrI(Vi a, Vi b) { return {_mm512_or_si512(a.v, b.v)}; }
+inline Vi AddI(Vi a, Vi b) { return {_mm512_add_epi32(a.v, b.v)}; }
+// Logical shift right by n in [0, 31].
+inline Vi SrlI(Vi a, int n) { return {_mm512_srli_epi32(a.v, n)}; }
+// int32 -> fp32, round to nearest even (exact for |a| <= 2^24).
+inline Vf ToFloatI(Vi a) { return {_mm512_cvtepi32_ps(a.v)}; }
+// Ordered compares: false when either input is NaN.
+inline Mask Less(Vf a, Vf b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ)}; }
+inline Mask Equal(Vf a, Vf b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_EQ_OQ)}; }
+
+// A dense block of 16 rows of kN (1..16) elements of T (row r at p + r * kN) <-> kN vectors of
+// 16 floats at cols (class-major): cols[16 * c + r] = element c of row r. Reads / writes exactly the block's 16 * kN elements;
+// T is widened exactly / rounded to nearest even as LoadAs / StoreAs. Built from the AVX2
+// 8-row transposes (simd_x86_rows.h).
+template <int kN, typename T>
+__attribute__((always_inline)) inline void LoadRowsT(const T* p, float* cols) {
+  __m256 lo[kN], hi[kN];
+  rows8::LoadRows<kN>(p, lo);
+  rows8::LoadRows<kN>(p + 8 * kN, hi);
+  for (int c = 0; c < kN; ++c) {
+    _mm256_storeu_ps(cols + 16 * c, lo[c]);
+    _mm256_storeu_ps(cols + 16 * c + 8, hi[c]);
+  }
+}
+template <int kN, typename T>
+__attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
+  __m256 lo[kN], hi[kN];
+  for (int c = 0; c < kN; ++c) {
+    lo[c] = _mm256_loadu_ps(cols + 16 * c);
+    hi[c] = _mm256_loadu_ps(cols + 16 * c + 8);
+  }
+  rows8::StoreRows<kN>(p, lo);
+  rows8::StoreRows<kN>(p + 8 * kN, hi);
+}
+
+}  // namespace simd
+}  // namespace ACLNN_ISA_NS
+}  // namespace aclnn_portable

@@ -108,3 +108,48 @@ inline Vf MhcFromDeint(Vf a) { return a; }
 }  // namespace simd
 }  // namespace ACLNN_ISA_NS
 }  // namespace aclnn_portable
+
+// ---- lane-path primitives ----
+// Bit views, integer ops and compares (for simd_log.h) and 16-row block transposes (for the
+// SoftmaxCrossEntropyWithLogits lane path). Exact everywhere: the same bits on every ISA.
+namespace aclnn_portable {
+namespace ACLNN_ISA_NS {
+namespace simd {
+
+inline Vi AsBits(Vf a) { Vi r; for (int i = 0; i < 16; ++i) r.v[i] = static_cast<int32_t>(FloatBits(a.v[i])); return r; }
+inline Vf FromBits(Vi a) { Vf r; for (int i = 0; i < 16; ++i) r.v[i] = BitsToFloat(static_cast<uint32_t>(a.v[i])); return r; }
+inline Vi SetI(int32_t x) { Vi r; for (int i = 0; i < 16; ++i) r.v[i] = x; return r; }
+inline Vi AndI(Vi a, Vi b) { for (int i = 0; i < 16; ++i) a.v[i] &= b.v[i]; return a; }
+inline Vi OrI(Vi a, Vi b) { for (int i = 0; i < 16; ++i) a.v[i] |= b.v[i]; return a; }
+inline Vi AddI(Vi a, Vi b) {
+  for (int i = 0; i < 16; ++i) a.v[i] = static_cast<int32_t>(static_cast<uint32_t>(a.v[i]) + static_cast<uint32_t>(b.v[i]));
+  return a;
+}
+// Logical shift right by n in [0, 31].
+inline Vi SrlI(Vi a, int n) {
+  for (int i = 0; i < 16; ++i) a.v[i] = static_cast<int32_t>(static_cast<uint32_t>(a.v[i]) >> n);
+  return a;
+}
+// int32 -> fp32, round to nearest even (exact for |a| <= 2^24).
+inline Vf ToFloatI(Vi a) { Vf r; for (int i = 0; i < 16; ++i) r.v[i] = static_cast<float>(a.v[i]); return r; }
+// Ordered compares: false when either input is NaN.
+inline Mask Less(Vf a, Vf b) { Mask m; for (int i = 0; i < 16; ++i) m.m[i] = a.v[i] < b.v[i]; return m; }
+inline Mask Equal(Vf a, Vf b) { Mask m; for (int i = 0; i < 16; ++i) m.m[i] = a.v[i] == b.v[i]; return m; }
+
+// A dense block of 16 rows of kN (1..16) elements of T (row r at p + r * kN) <-> kN vectors of
+// 16 floats at cols (class-major): cols[16 * c + r] = element c of row r. Reads / writes exactly the block's 16 * kN elements;
+// T is widened exactly / rounded to nearest even as LoadAs / StoreAs.
+template <int kN, typename T>
+__attribute__((always_inline)) inline void LoadRowsT(const T* p, float* cols) {
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < kN; ++c) cols[16 * c + r] = ToFloat(p[r * kN + c]);
+}
+template <int kN, typename T>
+__attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < kN; ++c) p[r * kN + c] = FromFloat<T>(cols[16 * c + r]);
+}
+
+}  // namespace simd
+}  // namespace ACLNN_ISA_NS
+}  // namespace aclnn_portable

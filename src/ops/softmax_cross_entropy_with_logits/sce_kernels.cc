@@ -13,6 +13,7 @@
 
 #include "numeric/half.h"
 #include "numeric/simd.h"
+#include "numeric/simd_log.h"
 
 namespace aclnn_portable {
 namespace ACLNN_ISA_NS {
@@ -285,52 +286,25 @@ void SplitPhase(const SceKernelArgs& k, int phase, int64_t task) {
 
 // ---- lane path (kPackedRows, kNchwLanes): 16 rows or positions in the lanes ----------------
 
-// log of a positive double, vectorisable (the compiler turns the lane loop below into vector
-// code; every step is the same IEEE double operation on every ISA): S = 2^e * f with
-// f in [sqrt(1/2), sqrt(2)), log f = 2 atanh(u), u = (f - 1) / (f + 1), |u| <= 0.1716, series to
-// u^13 (truncation < 2e-11 relative). Much more accurate than the float it is rounded to.
-inline double LogPositive(double S) {
-  uint64_t b;
-  std::memcpy(&b, &S, 8);
-  int64_t e = static_cast<int64_t>((b >> 52) & 0x7ff) - 1023;
-  const uint64_t fb = (b & 0x000fffffffffffffull) | 0x3ff0000000000000ull;
-  double f;
-  std::memcpy(&f, &fb, 8);
-  const bool big = f > 1.4142135623730951;
-  f = big ? f * 0.5 : f;
-  e = big ? e + 1 : e;
-  const double u = (f - 1.0) / (f + 1.0), u2 = u * u;
-  const double q = 1.0 / 3 + u2 * (1.0 / 5 + u2 * (1.0 / 7 + u2 * (1.0 / 9 + u2 * (1.0 / 11 + u2 * (1.0 / 13)))));
-  return static_cast<double>(e) * 0.69314718055994530942 + 2.0 * u * (1.0 + u2 * q);
-}
-
-// Per lane: S = k + t in double, s = float(S) and L = float(log(S)). S is >= 1 for every row
-// with a finite maximum (the maximum contributes exp(0) = 1); zero, inf and NaN (rows of -inf,
-// +inf or NaN logits) take std::log.
-inline void LanesLog(const SplitSum& sum, Vf* s, Vf* L) {
-  alignas(64) float kv[kL], tv[kL];
-  alignas(64) double S[kL], lg[kL];
-  simd::Store(kv, sum.k);
-  simd::Store(tv, sum.t);
-  for (int l = 0; l < kL; ++l) S[l] = static_cast<double>(kv[l]) + static_cast<double>(tv[l]);
-  for (int l = 0; l < kL; ++l) lg[l] = LogPositive(S[l]);  // kept alone: it vectorises
-  int special = 0;
-  for (int l = 0; l < kL; ++l) special |= !(S[l] >= 1e-300 && S[l] <= 1e300);
-  if (special)
-    for (int l = 0; l < kL; ++l)
-      if (!(S[l] >= 1e-300 && S[l] <= 1e300)) lg[l] = std::log(S[l]);
-  for (int l = 0; l < kL; ++l) {
-    kv[l] = static_cast<float>(S[l]);
-    tv[l] = static_cast<float>(lg[l]);
-  }
-  *s = simd::Load(kv);
-  *L = simd::Load(tv);
+// Per lane, from the split sum k + t: s = float(k + t), inv = 1 / s and L = log(k + t) in
+// fp32. TwoSum gives s + r = k + t exactly (r: what rounding to s dropped), so
+// L = Log(s) + r / s (log1p(r / s) = r / s to 2^-48) keeps its relative precision when k + t is
+// close to 1 (confident predictions: s may round to 1 while the loss is the small r).
+// simd::Log is <= 2 ulp, relative to its result near 1. NaN sums (rows with +inf, NaN or only
+// -inf logits) give NaN.
+__attribute__((always_inline)) inline void LanesLog(const SplitSum& sum, Vf* s, Vf* inv, Vf* L) {
+  const Vf S = simd::Add(sum.k, sum.t);
+  const Vf bt = simd::Sub(S, sum.k);
+  const Vf r = simd::Add(simd::Sub(sum.k, simd::Sub(S, bt)), simd::Sub(sum.t, bt));
+  *s = S;
+  *inv = simd::Div(simd::Set(1.0f), S);
+  *L = simd::MulAdd(r, *inv, simd::Log(S));
 }
 
 // lx(c), ly(c): the 16 lanes of class c; sb(c, v) stores backprop of class c. Classes are
 // walked in order, in blocks of kLaneBlock. es: C * 16 floats of scratch, or null.
 template <typename LX, typename LY, typename SB>
-Vf LanesCore(int64_t C, LX lx, LY ly, SB sb, float* es) {
+__attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB sb, float* es) {
   Vf m = lx(0);
   for (int64_t c = 1; c < C; ++c) m = simd::Max(m, lx(c));
   SplitSum sum;
@@ -345,9 +319,8 @@ Vf LanesCore(int64_t C, LX lx, LY ly, SB sb, float* es) {
     sum.k = simd::Add(sum.k, b.k);
     sum.t = simd::Add(sum.t, b.t);
   }
-  Vf s, L;
-  LanesLog(sum, &s, &L);
-  const Vf inv = simd::Div(simd::Set(1.0f), s);
+  Vf s, inv, L;
+  LanesLog(sum, &s, &inv, &L);
   Vf loss = simd::Zero();
   for (int64_t c0 = 0; c0 < C; c0 += kLaneBlock) {
     const int64_t c1 = std::min(C, c0 + kLaneBlock);
@@ -376,26 +349,17 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   const int64_t xcs = kDense ? 1 : (k.xScalar ? 0 : 1), ycs = kDense ? 1 : (k.yScalar ? 0 : 1);
   const int64_t xrs = kDense ? kC : k.xRowStride, yrs = kDense ? kC : k.yRowStride;
   const int64_t brs = kDense ? kC : k.bpRowStride, ls = kDense ? 1 : k.lossStride;
-  alignas(64) float X[kC * kL], Y[kC * kL], B[kC * kL], E[kC * kL], Lo[kL], Raw[kC * kL];
+  alignas(64) float X[kC * kL], Y[kC * kL], B[kC * kL], E[kC * kL], Lo[kL];
   for (int64_t blk = a0; blk < a1; blk += kL) {
     const int nr = static_cast<int>(std::min<int64_t>(kL, a1 - blk));
-    if (kDense && nr == kL) {  // a full dense block: vector loads (and conversions), float transposes
-      const T* xs = xb + blk * kC;
-      const T* ys = yb + blk * kC;
-      for (int i = 0; i < kC; ++i) simd::Store(Raw + kL * i, simd::LoadAs(xs + kL * i));
-      for (int r = 0; r < kL; ++r)
-        for (int c = 0; c < kC; ++c) X[c * kL + r] = Raw[r * kC + c];
-      for (int i = 0; i < kC; ++i) simd::Store(Raw + kL * i, simd::LoadAs(ys + kL * i));
-      for (int r = 0; r < kL; ++r)
-        for (int c = 0; c < kC; ++c) Y[c * kL + r] = Raw[r * kC + c];
+    if (kDense && nr == kL) {  // a full dense block: shuffle transposes, straight from memory
+      simd::LoadRowsT<kC>(xb + blk * kC, X);
+      simd::LoadRowsT<kC>(yb + blk * kC, Y);
       const Vf loss = LanesCore(
           kC, [&](int64_t c) { return simd::Load(X + c * kL); },
           [&](int64_t c) { return simd::Load(Y + c * kL); },
           [&](int64_t c, Vf v) { simd::Store(B + c * kL, v); }, E);
-      for (int r = 0; r < kL; ++r)
-        for (int c = 0; c < kC; ++c) Raw[r * kC + c] = B[c * kL + r];
-      T* bs = bpb + blk * kC;
-      for (int i = 0; i < kC; ++i) simd::StoreAs(bs + kL * i, simd::Load(Raw + kL * i));
+      simd::StoreRowsT<kC>(bpb + blk * kC, B);  // after both loads: backprop may be x
       simd::StoreAs(lb + blk, loss);
       continue;
     }

@@ -1,0 +1,174 @@
+// x86 helpers for the lane-path row transposes of simd_avx2.h and simd_avx512.h (included at
+// their ends, inside namespace simd): 8 rows of kN elements <-> kN vectors of 8 lanes, in 128-bit
+// pieces, with exact loads and stores (no element outside the block is touched). The type T is
+// only widened / narrowed: fp32 as is, fp16 with F16C (RNE), bf16 by shift / integer RNE as half.h.
+#pragma once
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#include "numeric/half.h"
+
+namespace aclnn_portable {
+namespace ACLNN_ISA_NS {
+namespace simd {
+namespace rows8 {
+
+// u (1..4) elements at p into the low lanes of an xmm (the others 0).
+template <int u>
+inline __m128 Ld4(const float* p) {
+  if constexpr (u == 4) return _mm_loadu_ps(p);
+  else if constexpr (u == 3) return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p))), _mm_load_ss(p + 2));
+  else if constexpr (u == 2) return _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p)));
+  else return _mm_load_ss(p);
+}
+template <int u>
+inline __m128i Ld4Bits(const uint16_t* p) {
+  if constexpr (u == 4) return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+  int32_t w = 0;
+  std::memcpy(&w, p, u >= 2 ? 4 : 2);
+  __m128i v = _mm_cvtsi32_si128(w);
+  if constexpr (u == 3) v = _mm_insert_epi16(v, p[2], 2);
+  return v;
+}
+template <int u>
+inline __m128 Ld4(const Half* p) { return _mm_cvtph_ps(Ld4Bits<u>(reinterpret_cast<const uint16_t*>(p))); }
+template <int u>
+inline __m128 Ld4(const BFloat16* p) {
+  return _mm_castsi128_ps(_mm_slli_epi32(_mm_cvtepu16_epi32(Ld4Bits<u>(reinterpret_cast<const uint16_t*>(p))), 16));
+}
+
+template <int u>
+inline void St4(float* p, __m128 v) {
+  if constexpr (u == 4) _mm_storeu_ps(p, v);
+  else if constexpr (u == 1) _mm_store_ss(p, v);
+  else {
+    _mm_store_sd(reinterpret_cast<double*>(p), _mm_castps_pd(v));
+    if constexpr (u == 3) _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
+  }
+}
+// The low u 16-bit words of b.
+template <int u>
+inline void St4Bits(uint16_t* p, __m128i b) {
+  if constexpr (u == 4) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), b);
+  } else {
+    const int32_t w = _mm_cvtsi128_si32(b);
+    std::memcpy(p, &w, u >= 2 ? 4 : 2);
+    if constexpr (u == 3) p[2] = static_cast<uint16_t>(_mm_extract_epi16(b, 2));
+  }
+}
+// fp32 -> bf16 bits, RNE with NaN quieted (FloatToBf16), in the low words of each 32-bit lane.
+inline __m128i Bf16Round4(__m128 a) {
+  const __m128i x = _mm_castps_si128(a);
+  const __m128i lsb = _mm_and_si128(_mm_srli_epi32(x, 16), _mm_set1_epi32(1));
+  const __m128i r = _mm_srli_epi32(_mm_add_epi32(x, _mm_add_epi32(lsb, _mm_set1_epi32(0x7fff))), 16);
+  const __m128i q = _mm_or_si128(_mm_srli_epi32(x, 16), _mm_set1_epi32(0x40));
+  const __m128i nan = _mm_castps_si128(_mm_cmpunord_ps(a, a));
+  return _mm_blendv_epi8(r, q, nan);
+}
+template <int u>
+inline void St4(Half* p, __m128 v) {
+  St4Bits<u>(reinterpret_cast<uint16_t*>(p), _mm_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+template <int u>
+inline void St4(BFloat16* p, __m128 v) {
+  const __m128i r = Bf16Round4(v);
+  St4Bits<u>(reinterpret_cast<uint16_t*>(p), _mm_packus_epi32(r, r));
+}
+
+// 4x4 transposes inside each 128-bit half: a_i = [row i | row i + 4] (4 columns) <-> c_k =
+// column k of rows 0..7. The network is its own inverse.
+inline void Transpose4x4Halves(__m256& a0, __m256& a1, __m256& a2, __m256& a3) {
+  const __m256 t0 = _mm256_unpacklo_ps(a0, a1), t1 = _mm256_unpacklo_ps(a2, a3);
+  const __m256 t2 = _mm256_unpackhi_ps(a0, a1), t3 = _mm256_unpackhi_ps(a2, a3);
+  a0 = _mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(1, 0, 1, 0));
+  a1 = _mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 2, 3, 2));
+  a2 = _mm256_shuffle_ps(t2, t3, _MM_SHUFFLE(1, 0, 1, 0));
+  a3 = _mm256_shuffle_ps(t2, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
+template <int kN, int j, typename T>
+__attribute__((always_inline)) inline void LoadChunk(const T* p, __m256* cols) {
+  constexpr int u = kN - 4 * j < 4 ? kN - 4 * j : 4;
+  __m256 a[4];
+  for (int i = 0; i < 4; ++i)
+    a[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(Ld4<u>(p + i * kN + 4 * j)), Ld4<u>(p + (i + 4) * kN + 4 * j), 1);
+  Transpose4x4Halves(a[0], a[1], a[2], a[3]);
+  for (int k = 0; k < u; ++k) cols[4 * j + k] = a[k];
+}
+template <int kN, int j, typename T>
+__attribute__((always_inline)) inline void StoreChunk(T* p, const __m256* cols) {
+  constexpr int u = kN - 4 * j < 4 ? kN - 4 * j : 4;
+  __m256 a[4];
+  for (int k = 0; k < 4; ++k) a[k] = k < u ? cols[4 * j + k] : _mm256_setzero_ps();
+  Transpose4x4Halves(a[0], a[1], a[2], a[3]);
+  for (int i = 0; i < 4; ++i) {
+    St4<u>(p + i * kN + 4 * j, _mm256_castps256_ps128(a[i]));
+    St4<u>(p + (i + 4) * kN + 4 * j, _mm256_extractf128_ps(a[i], 1));
+  }
+}
+
+// 8 rows of 2: even / odd elements of 16 consecutive values.
+inline void Ld8(const float* p, __m256& lo, __m256& hi) { lo = _mm256_loadu_ps(p); hi = _mm256_loadu_ps(p + 8); }
+inline void Ld8(const Half* p, __m256& lo, __m256& hi) {
+  const __m128i* q = reinterpret_cast<const __m128i*>(p);
+  lo = _mm256_cvtph_ps(_mm_loadu_si128(q));
+  hi = _mm256_cvtph_ps(_mm_loadu_si128(q + 1));
+}
+inline __m256 Bf16Widen8x(__m128i b) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(b), 16)); }
+inline void Ld8(const BFloat16* p, __m256& lo, __m256& hi) {
+  const __m128i* q = reinterpret_cast<const __m128i*>(p);
+  lo = Bf16Widen8x(_mm_loadu_si128(q));
+  hi = Bf16Widen8x(_mm_loadu_si128(q + 1));
+}
+inline void St8(float* p, __m256 lo, __m256 hi) { _mm256_storeu_ps(p, lo); _mm256_storeu_ps(p + 8, hi); }
+inline void St8(Half* p, __m256 lo, __m256 hi) {
+  __m128i* q = reinterpret_cast<__m128i*>(p);
+  _mm_storeu_si128(q, _mm256_cvtps_ph(lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  _mm_storeu_si128(q + 1, _mm256_cvtps_ph(hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+inline __m128i Bf16Pack8(__m256 a) {
+  return _mm_packus_epi32(Bf16Round4(_mm256_castps256_ps128(a)), Bf16Round4(_mm256_extractf128_ps(a, 1)));
+}
+inline void St8(BFloat16* p, __m256 lo, __m256 hi) {
+  __m128i* q = reinterpret_cast<__m128i*>(p);
+  _mm_storeu_si128(q, Bf16Pack8(lo));
+  _mm_storeu_si128(q + 1, Bf16Pack8(hi));
+}
+
+// 8 rows of kN (row r at p + r * kN) -> cols[c] (lane r = element c of row r).
+template <int kN, typename T>
+__attribute__((always_inline)) inline void LoadRows(const T* p, __m256* cols) {
+  if constexpr (kN == 2) {
+    __m256 v0, v1;
+    Ld8(p, v0, v1);  // rows 0-3, 4-7, interleaved
+    const __m256 e = _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(2, 0, 2, 0));  // rows 0 1 4 5 | 2 3 6 7
+    const __m256 o = _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(3, 1, 3, 1));
+    cols[0] = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xd8));
+    cols[1] = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xd8));
+  } else {
+    [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
+      (LoadChunk<kN, j>(p, cols), ...);
+    }(std::make_integer_sequence<int, (kN + 3) / 4>{});
+  }
+}
+template <int kN, typename T>
+__attribute__((always_inline)) inline void StoreRows(T* p, const __m256* cols) {
+  if constexpr (kN == 2) {
+    const __m256 e = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(cols[0]), 0xd8));
+    const __m256 o = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(cols[1]), 0xd8));
+    St8(p, _mm256_unpacklo_ps(e, o), _mm256_unpackhi_ps(e, o));
+  } else {
+    [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
+      (StoreChunk<kN, j>(p, cols), ...);
+    }(std::make_integer_sequence<int, (kN + 3) / 4>{});
+  }
+}
+
+}  // namespace rows8
+}  // namespace simd
+}  // namespace ACLNN_ISA_NS
+}  // namespace aclnn_portable
