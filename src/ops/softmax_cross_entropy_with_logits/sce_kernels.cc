@@ -312,7 +312,7 @@ __attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB s
     const int64_t c1 = std::min(C, c0 + kLaneBlock);
     SplitSum b;
     for (int64_t c = c0; c < c1; ++c) {
-      const Vf e = simd::Exp(simd::Sub(lx(c), m));
+      const Vf e = simd::ExpNonPositive(simd::Sub(lx(c), m));
       if (es) simd::Store(es + kL * c, e);
       b.Add(e);
     }
@@ -328,7 +328,7 @@ __attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB s
     for (int64_t c = c0; c < c1; ++c) {
       const Vf yv = ly(c);
       const Vf z = simd::Sub(lx(c), m);
-      const Vf e = es ? simd::Load(es + kL * c) : simd::Exp(z);
+      const Vf e = es ? simd::Load(es + kL * c) : simd::ExpNonPositive(z);
       sb(c, simd::Sub(simd::Mul(e, inv), yv));
       b = simd::Add(b, simd::Mul(yv, simd::Sub(L, z)));
     }
