@@ -270,7 +270,7 @@ TEST(MhcOps, BitIdenticalAcrossThreadsAndIsas) {
 // already streams.
 TEST(MhcOps, StreamingStoresAnyAlignment) {
   namespace ap = aclnn_portable;
-  const ap::PlatformInfo smallCache{2, 4096};
+  const ap::PlatformInfo smallCache{2, 4096, 256 * 1024};
   for (const int64_t N : {int64_t{2}, int64_t{11}}) {
     // N = 2: outputs of >= 256 KiB, which the planner streams for a 4 KiB budget; N = 11 (two
     // stream groups): a smaller shape with streaming forced on the plan.

@@ -150,11 +150,12 @@ TEST(SceTiling, MathIndependentOfPlatform) {
     }
 }
 
-TEST(SceTiling, StreamsBackpropOnlyWhenLargerThanTheCaches) {
-  PlatformInfo pi{2, 256 * 1024};
-  EXPECT_FALSE(PlanSce(Nd(64, 1000), pi).streamBackprop);         // 256 KB
-  EXPECT_FALSE(PlanSce(Nd(1000, 4096), pi).streamBackprop);       // 15.6 MiB < 64 * 256 KiB
-  EXPECT_TRUE(PlanSce(Nd(4096, 1024), pi).streamBackprop);        // 16 MiB
+TEST(SceTiling, StreamsBackpropOnlyWhenLargerThanTheLastLevelCache) {
+  PlatformInfo pi{2, 256 * 1024, 32 << 20};
+  EXPECT_FALSE(PlanSce(Nd(64, 1000), pi).streamBackprop);         // 3 x 256 KB
+  EXPECT_FALSE(PlanSce(Nd(2048, 1024), pi).streamBackprop);       // 3 x 8 MiB = 24 MiB <= 32 MiB
+  EXPECT_TRUE(PlanSce(Nd(4096, 1000), pi).streamBackprop);        // 3 x 15.6 MiB
+  EXPECT_FALSE(PlanSce(Nd(4096, 1000, 2), PlatformInfo{2, 256 * 1024, 64 << 20}).streamBackprop);
   EXPECT_TRUE(PlanSce(Nd(1024, 32000), pi).streamBackprop);
   EXPECT_FALSE(PlanSce(Nd(1 << 22, 10), pi).streamBackprop);      // the packed path stores directly
   SceProblem scattered = Nd(4096, 1024);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "platform/thread_pool.h"
@@ -25,13 +26,41 @@ uint64_t DetectUbBytes() {
   return static_cast<uint64_t>(l2) / 2;
 }
 
+uint64_t EnvBytes(const char* name) {
+  if (const char* env = std::getenv(name)) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(env, &end, 10);
+    if (end != env && *end == '\0' && v >= 4096) return v;
+  }
+  return 0;
+}
+
+// The L3 slice cpu0 shares, from sysfs ("32768K"): sysconf's L3 figure is the whole package on
+// some VMs and multi-die CPUs, where one core only benefits from its own die's L3.
+uint64_t DetectCacheBytes() {
+  if (const uint64_t v = EnvBytes("ACLNN_PORTABLE_CACHE_BYTES")) return v;
+  if (FILE* f = std::fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r")) {
+    unsigned long long v = 0;
+    char unit = 0;
+    const int got = std::fscanf(f, "%llu%c", &v, &unit);
+    std::fclose(f);
+    if (got >= 1 && v > 0) {
+      const uint64_t scale = unit == 'K' ? 1024 : unit == 'M' ? (1 << 20) : 1;
+      if (v * scale >= (1 << 20)) return v * scale;
+    }
+  }
+  return uint64_t{32} << 20;
+}
+
 }  // namespace
 
 PlatformInfo CurrentPlatform() {
   static const uint64_t ub = DetectUbBytes();
+  static const uint64_t cache = DetectCacheBytes();
   PlatformInfo info;
   info.coreNum = ThreadPool::Global().size();
   info.ubBytes = ub;
+  info.cacheBytes = cache;
   return info;
 }
 

@@ -10,10 +10,14 @@ namespace aclnn_portable {
 struct PlatformInfo {
   int32_t coreNum = 1;    // cores a call may use (the NPU's AIV core count)
   uint64_t ubBytes = 0;   // per-core scratch budget (the NPU's UB): sized from the private L2
+  // The last-level cache a core sees (its L3 slice / CCD): data moved beyond it does not survive
+  // until the next call, so outputs that size are written with non-temporal stores.
+  uint64_t cacheBytes = uint64_t{32} << 20;
 };
 
 // This machine: coreNum from the thread pool (ACLNN_PORTABLE_NUM_THREADS), ubBytes from the L2
-// size (ACLNN_PORTABLE_UB_BYTES overrides it, for experiments).
+// size (ACLNN_PORTABLE_UB_BYTES overrides it, for experiments), cacheBytes from the L3 that
+// cpu0 shares (sysfs; ACLNN_PORTABLE_CACHE_BYTES overrides it; 32 MiB when unknown).
 PlatformInfo CurrentPlatform();
 
 // Ascend 910B-like numbers, for planner tests.

@@ -87,8 +87,9 @@ MhcTiling PlanMhc(MhcOp op, MhcDtype dtype, const MhcShape& shape, uint32_t bloc
   t.numTasks = units * t.tilesPerRow;
   t.usedCores = static_cast<int32_t>(std::min<int64_t>(wantCores, t.numTasks));
 
-  const uint64_t outBytes = op == MhcOp::kPost ? manyBytes : oneBytes;
-  t.streamStores = outBytes >= kMhcStreamStoreUbMultiple * ub;
+  // Non-temporal stores once the bytes a call moves exceed the last-level cache (the output would
+  // not survive until it is read); below that a benchmark loop or the next op finds it in L3.
+  t.streamStores = manyBytes + oneBytes > platform.cacheBytes;
   return t;
 }
 

@@ -35,8 +35,6 @@ constexpr int64_t kMhcReduceBlockElems = 1024;
 constexpr uint64_t kMhcMinBytesPerCore = 1024 * 1024;
 // Tasks per core used, so that dynamic claiming evens out cores that are slowed down.
 constexpr int64_t kMhcTasksPerCore = 4;
-// Outputs at least this many per-core budgets large bypass the cache (non-temporal stores).
-constexpr uint64_t kMhcStreamStoreUbMultiple = 64;
 
 struct MhcTiling {
   MhcOp op = MhcOp::kPost;
@@ -49,7 +47,7 @@ struct MhcTiling {
   int64_t tilesPerRow = 0;   // ceil(E / tileElems)
   int64_t numTasks = 0;      // (B or B*N) * tilesPerRow; the task index is the blockIdx
   int32_t usedCores = 1;     // workers the call may use (<= blockDim when blockDim > 0)
-  bool streamStores = false; // outputs written with non-temporal stores
+  bool streamStores = false; // outputs written with non-temporal stores (bytes moved > cacheBytes)
   int64_t blocksPerRow = 0;  // backward: ceil(E / kMhcReduceBlockElems) grad_h partials per row
   // Estimated memory traffic of the two strategies (bytes), the basis of the choice.
   uint64_t bytesReadOnce = 0;

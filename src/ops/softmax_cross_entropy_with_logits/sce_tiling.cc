@@ -82,8 +82,8 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
     const int64_t scratchRows = t.splitRAcrossCores ? t.A : t.realCoreNum;
     t.wsExp = static_cast<uint64_t>(scratchRows * t.expScratchStride) * sizeof(float);
   }
-  t.streamBackprop = t.kernel == SceKernel::kRows && !p.scatterBackprop &&
-                     full >= kSceStreamBackpropUbMultiple * std::max<uint64_t>(platform.ubBytes, 1);
+  // Features, labels and backprop beyond the last-level cache: backprop would not survive.
+  t.streamBackprop = t.kernel == SceKernel::kRows && !p.scatterBackprop && 3 * full > platform.cacheBytes;
   t.offFeatures = Carve(t, t.wsFeatures);
   t.offLabels = Carve(t, t.wsLabels);
   t.offBackprop = Carve(t, t.wsBackprop);

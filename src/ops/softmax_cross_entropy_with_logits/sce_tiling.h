@@ -30,9 +30,6 @@ constexpr int64_t kSceChunk = 4096;
 // recompute the exp in the apply pass (same bits, one more exp per element).
 constexpr int64_t kSceExpScratchMaxR = int64_t{1} << 22;
 constexpr int64_t kSceExpScratchMaxChunks = kSceExpScratchMaxR / kSceChunk;
-// kRows streams backprop stores when backprop has at least this many times ubBytes (16 MiB
-// with this machine's 256 KiB): then the inputs and output together exceed a typical L3.
-constexpr uint64_t kSceStreamBackpropUbMultiple = 64;
 // Largest class count of the packed small-C path.
 constexpr int64_t kScePackedMaxC = 16;
 // A core is only used when it gets at least this many elements: waking a worker costs more
@@ -81,8 +78,9 @@ struct SceTiling {
   // SplitR exp scratch: floats per scratch row (R rounded up to 16), 0 when not used; rows =
   // realCoreNum blocks (serial) or A (splitRAcrossCores).
   int64_t expScratchStride = 0;
-  // kRows: backprop written with non-temporal stores (it is larger than the caches and never
-  // read back by the kernel); only the store path changes, not the bits.
+  // kRows: backprop written with non-temporal stores (features + labels + backprop exceed
+  // PlatformInfo::cacheBytes, and the kernel never reads backprop back); only the store path
+  // changes, not the bits.
   bool streamBackprop = false;
   // Workspace layout (bytes, each part 64-byte aligned; 0 when absent).
   uint64_t wsFeatures = 0, wsLabels = 0, wsBackprop = 0, wsLoss = 0, wsSplit = 0, wsExp = 0;
