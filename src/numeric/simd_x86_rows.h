@@ -16,12 +16,15 @@ namespace ACLNN_ISA_NS {
 namespace simd {
 namespace rows8 {
 
+inline __m128 Ld2(const float* p) { return _mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))); }
 // u (1..4) elements at p into the low lanes of an xmm (the others 0).
 template <int u>
 inline __m128 Ld4(const float* p) {
   if constexpr (u == 4) return _mm_loadu_ps(p);
-  else if constexpr (u == 3) return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p))), _mm_load_ss(p + 2));
-  else if constexpr (u == 2) return _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p)));
+  // Two floats through _mm_loadl_epi64 (an unaligned 64-bit access), not _mm_load_sd, which
+  // dereferences a double* and so needs 8-byte alignment that a float row does not have.
+  else if constexpr (u == 3) return _mm_movelh_ps(Ld2(p), _mm_load_ss(p + 2));
+  else if constexpr (u == 2) return Ld2(p);
   else return _mm_load_ss(p);
 }
 template <int u>
@@ -45,7 +48,7 @@ inline void St4(float* p, __m128 v) {
   if constexpr (u == 4) _mm_storeu_ps(p, v);
   else if constexpr (u == 1) _mm_store_ss(p, v);
   else {
-    _mm_store_sd(reinterpret_cast<double*>(p), _mm_castps_pd(v));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_castps_si128(v));  // unaligned, unlike _mm_store_sd
     if constexpr (u == 3) _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
   }
 }

@@ -308,6 +308,20 @@ __attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB s
   Vf m = lx(0);
   for (int64_t c = 1; c < C; ++c) m = simd::Max(m, lx(c));
   SplitSum sum;
+  if (C == 2) {
+    // Two classes, one exp: one of z0, z1 is 0 (its exp is exactly 1) and the other is their
+    // sum, so e = Exp(z0 + z1) and 1 are the same bits as the loop below gives. A NaN in a lane
+    // (NaN or +-inf logits) makes the lane's sum NaN either way.
+    const Vf z0 = simd::Sub(lx(0), m), z1 = simd::Sub(lx(1), m);
+    const Vf e = simd::ExpNonPositive(simd::Add(z0, z1)), one = simd::Set(1.0f), zero = simd::Zero();
+    const Vf e0 = simd::Select(simd::Lt(z0, zero), e, one), e1 = simd::Select(simd::Lt(z1, zero), e, one);
+    if (es) {
+      simd::Store(es, e0);
+      simd::Store(es + kL, e1);
+    }
+    sum.Add(e0);  // the loop's order: block sum 0 + e0 + e1, then added to the zero total
+    sum.Add(e1);
+  } else {
   for (int64_t c0 = 0; c0 < C; c0 += kLaneBlock) {
     const int64_t c1 = std::min(C, c0 + kLaneBlock);
     SplitSum b;
@@ -318,6 +332,7 @@ __attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB s
     }
     sum.k = simd::Add(sum.k, b.k);
     sum.t = simd::Add(sum.t, b.t);
+  }
   }
   Vf s, inv, L;
   LanesLog(sum, &s, &inv, &L);
@@ -340,8 +355,12 @@ __attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB s
 // C in [2, 16]: a block of 16 rows is transposed into lanes (class-major scratch) and back.
 // kDense: all of x, y, backprop are dense [A, kC] and loss is dense, so every offset in a block
 // is a compile-time constant and the transposes compile to straight-line code.
+// kC = 0: C is read from the tiling at run time (the portable scalar build, see RunBlockT).
 template <typename T, int kC, bool kDense>
 void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
+  static_assert(kC > 0 || !kDense, "dense blocks need a compile-time C");
+  constexpr int kCap = kC > 0 ? kC : 16;
+  const int C = kC > 0 ? kC : static_cast<int>(k.tiling.R);
   const T* xb = static_cast<const T*>(k.x);
   const T* yb = static_cast<const T*>(k.y);
   T* bpb = static_cast<T*>(k.bp);
@@ -349,40 +368,42 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   const int64_t xcs = kDense ? 1 : (k.xScalar ? 0 : 1), ycs = kDense ? 1 : (k.yScalar ? 0 : 1);
   const int64_t xrs = kDense ? kC : k.xRowStride, yrs = kDense ? kC : k.yRowStride;
   const int64_t brs = kDense ? kC : k.bpRowStride, ls = kDense ? 1 : k.lossStride;
-  alignas(64) float X[kC * kL], Y[kC * kL], B[kC * kL], E[kC * kL], Lo[kL];
+  alignas(64) float X[kCap * kL], Y[kCap * kL], B[kCap * kL], E[kCap * kL], Lo[kL];
   for (int64_t blk = a0; blk < a1; blk += kL) {
     const int nr = static_cast<int>(std::min<int64_t>(kL, a1 - blk));
-    if (kDense && nr == kL) {  // a full dense block: shuffle transposes, straight from memory
-      simd::LoadRowsT<kC>(xb + blk * kC, X);
-      simd::LoadRowsT<kC>(yb + blk * kC, Y);
-      const Vf loss = LanesCore(
-          kC, [&](int64_t c) { return simd::Load(X + c * kL); },
-          [&](int64_t c) { return simd::Load(Y + c * kL); },
-          [&](int64_t c, Vf v) { simd::Store(B + c * kL, v); }, E);
-      simd::StoreRowsT<kC>(bpb + blk * kC, B);  // after both loads: backprop may be x
-      simd::StoreAs(lb + blk, loss);
-      continue;
+    if constexpr (kDense) {
+      if (nr == kL) {  // a full dense block: shuffle transposes, straight from memory
+        simd::LoadRowsT<kC>(xb + blk * kC, X);
+        simd::LoadRowsT<kC>(yb + blk * kC, Y);
+        const Vf loss = LanesCore(
+            kC, [&](int64_t c) { return simd::Load(X + c * kL); },
+            [&](int64_t c) { return simd::Load(Y + c * kL); },
+            [&](int64_t c, Vf v) { simd::Store(B + c * kL, v); }, E);
+        simd::StoreRowsT<kC>(bpb + blk * kC, B);  // after both loads: backprop may be x
+        simd::StoreAs(lb + blk, loss);
+        continue;
+      }
     }
     for (int r = 0; r < kL; ++r) {
       if (r < nr) {
         const T* xr = xb + (blk + r) * xrs;
         const T* yr = yb + (blk + r) * yrs;
-        for (int c = 0; c < kC; ++c) {
+        for (int c = 0; c < C; ++c) {
           X[c * kL + r] = ToFloat(xr[c * xcs]);
           Y[c * kL + r] = ToFloat(yr[c * ycs]);
         }
       } else {
-        for (int c = 0; c < kC; ++c) X[c * kL + r] = Y[c * kL + r] = 0.0f;
+        for (int c = 0; c < C; ++c) X[c * kL + r] = Y[c * kL + r] = 0.0f;
       }
     }
     const Vf loss = LanesCore(
-        kC, [&](int64_t c) { return simd::Load(X + c * kL); },
+        C, [&](int64_t c) { return simd::Load(X + c * kL); },
         [&](int64_t c) { return simd::Load(Y + c * kL); },
         [&](int64_t c, Vf v) { simd::Store(B + c * kL, v); }, E);
     simd::Store(Lo, loss);
     for (int r = 0; r < nr; ++r) {
       T* br = bpb + (blk + r) * brs;
-      for (int c = 0; c < kC; ++c) br[c] = FromFloat<T>(B[c * kL + r]);
+      for (int c = 0; c < C; ++c) br[c] = FromFloat<T>(B[c * kL + r]);
       lb[(blk + r) * ls] = FromFloat<T>(Lo[r]);
     }
   }
@@ -517,6 +538,12 @@ void RunBlockT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
     case SceKernel::kOneClass: return OneClass<T>(k, a0, a1);
     case SceKernel::kNchwLanes: return NchwLanes<T>(k, a0, a1);
     case SceKernel::kPackedRows:
+#if defined(ACLNN_ISA_SCALAR)
+      // One runtime-C copy (same bits). The scalar Vf is an array of 16 floats, so one unrolled
+      // copy per (dtype, C) makes huge functions that gain little there; GCC with sanitizers
+      // took ~40 minutes to compile them.
+      return PackedRowsT<T, 0, false>(k, a0, a1);
+#else
       switch (k.tiling.R) {
         case 2: return PackedRows<T, 2>(k, a0, a1);
         case 3: return PackedRows<T, 3>(k, a0, a1);
@@ -535,6 +562,7 @@ void RunBlockT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
         case 16: return PackedRows<T, 16>(k, a0, a1);
         default: return;  // the planner never picks PackedRows for other C
       }
+#endif
     case SceKernel::kRows:
       if (k.xScalar) {
         if (k.yScalar) return Rows<T, true, true>(k, a0, a1);
