@@ -322,17 +322,17 @@ __attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB s
     sum.Add(e0);  // the loop's order: block sum 0 + e0 + e1, then added to the zero total
     sum.Add(e1);
   } else {
-  for (int64_t c0 = 0; c0 < C; c0 += kLaneBlock) {
-    const int64_t c1 = std::min(C, c0 + kLaneBlock);
-    SplitSum b;
-    for (int64_t c = c0; c < c1; ++c) {
-      const Vf e = simd::ExpNonPositive(simd::Sub(lx(c), m));
-      if (es) simd::Store(es + kL * c, e);
-      b.Add(e);
+    for (int64_t c0 = 0; c0 < C; c0 += kLaneBlock) {
+      const int64_t c1 = std::min(C, c0 + kLaneBlock);
+      SplitSum b;
+      for (int64_t c = c0; c < c1; ++c) {
+        const Vf e = simd::ExpNonPositive(simd::Sub(lx(c), m));
+        if (es) simd::Store(es + kL * c, e);
+        b.Add(e);
+      }
+      sum.k = simd::Add(sum.k, b.k);
+      sum.t = simd::Add(sum.t, b.t);
     }
-    sum.k = simd::Add(sum.k, b.k);
-    sum.t = simd::Add(sum.t, b.t);
-  }
   }
   Vf s, inv, L;
   LanesLog(sum, &s, &inv, &L);
