@@ -135,7 +135,9 @@ TEST(Simd, ExpNonPositiveIsExpOnNonPositiveInputsAndBranchesAgree) {
       ProbeExp(isa, v, alone, 16);
       ProbeExp(isa, mixed_in, mixed, 16);
       for (int i = 0; i < 16; ++i)
-        if (i != lane) ASSERT_EQ(FloatBits(alone[i]), FloatBits(mixed[i])) << IsaName(isa) << " x=" << v[i];
+        if (i != lane) {
+          ASSERT_EQ(FloatBits(alone[i]), FloatBits(mixed[i])) << IsaName(isa) << " x=" << v[i];
+        }
     }
   }
 }
@@ -183,6 +185,24 @@ TEST(Simd, LogAccuracyWithinTwoUlpAndSameBitsOnEveryIsa) {
     EXPECT_TRUE(std::isnan(o[5]));
   }
   RecordProperty("worst_ulp", worst);
+}
+
+// LogPositiveNormal's contract: Log's bits for every positive normal finite x, on every ISA
+// (every 4001st pattern of all normals, every 101st in [1, 64], where the lane path's sums lie).
+TEST(Simd, LogPositiveNormalIsLogBitForBitOnNormals) {
+  std::vector<float> x;
+  for (uint32_t b = 0x00800000u; b < 0x7f800000u; b += 4001) x.push_back(BitsToFloat(b));
+  for (uint32_t b = FloatBits(1.0f); b <= FloatBits(64.0f); b += 101) x.push_back(BitsToFloat(b));
+  x.push_back(1.17549435e-38f);
+  x.push_back(3.40282347e38f);
+  const size_t n = x.size();
+  for (Isa isa : aclnn_test::SupportedIsas()) {
+    std::vector<float> a(n), b(n);
+    ProbeLog(isa, x.data(), a.data(), n);
+    ProbeLogPositiveNormal(isa, x.data(), b.data(), n);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(FloatBits(a[i]), FloatBits(b[i])) << IsaName(isa) << " x=" << x[i];
+  }
 }
 
 // LoadRowsT / StoreRowsT: an exact transpose of a 16 x n block (n = 1..16) in every dtype, with

@@ -9,6 +9,7 @@ ACLNN_DECLARE_FOR_EACH_ISA(void ProbeExpNonPositive(const float*, float*, size_t
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeToHalf(const float*, uint16_t*, size_t))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeToBf16(const float*, uint16_t*, size_t))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeLog(const float*, float*, size_t))
+ACLNN_DECLARE_FOR_EACH_ISA(void ProbeLogPositiveNormal(const float*, float*, size_t))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeRows(int, int, const void*, float*, const float*, void*))
 
 namespace {
@@ -35,6 +36,9 @@ void ProbeExpNonPositive(Isa isa, const float* x, float* y, size_t n) {
 void ProbeToHalf(Isa isa, const float* x, uint16_t* y, size_t n) { ACLNN_PROBE_PICK(isa, ProbeToHalf)(x, y, n); }
 void ProbeToBf16(Isa isa, const float* x, uint16_t* y, size_t n) { ACLNN_PROBE_PICK(isa, ProbeToBf16)(x, y, n); }
 void ProbeLog(Isa isa, const float* x, float* y, size_t n) { ACLNN_PROBE_PICK(isa, ProbeLog)(x, y, n); }
+void ProbeLogPositiveNormal(Isa isa, const float* x, float* y, size_t n) {
+  ACLNN_PROBE_PICK(isa, ProbeLogPositiveNormal)(x, y, n);
+}
 void ProbeRows(Isa isa, int dtype, int n, const void* in, float* cols, const float* vals, void* out) {
   ACLNN_PROBE_PICK(isa, ProbeRows)(dtype, n, in, cols, vals, out);
 }

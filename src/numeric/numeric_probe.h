@@ -15,6 +15,7 @@ void ProbeExpNonPositive(Isa isa, const float* x, float* y, size_t n);
 void ProbeToHalf(Isa isa, const float* x, uint16_t* y, size_t n);
 void ProbeToBf16(Isa isa, const float* x, uint16_t* y, size_t n);
 void ProbeLog(Isa isa, const float* x, float* y, size_t n);
+void ProbeLogPositiveNormal(Isa isa, const float* x, float* y, size_t n);
 // simd::LoadRowsT / StoreRowsT on a 16 x n block (n in 1..16) of dtype 0 fp32, 1 fp16, 2 bf16:
 // `in` (row-major) -> cols (n vectors of 16 floats); vals (n vectors) -> `out` (row-major).
 void ProbeRows(Isa isa, int dtype, int n, const void* in, float* cols, const float* vals, void* out);

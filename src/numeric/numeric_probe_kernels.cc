@@ -46,6 +46,13 @@ void ProbeLog(const float* x, float* y, size_t n) {
   if (i < n) simd::StoreN(y + i, simd::Log(simd::LoadN(x + i, static_cast<int>(n - i), 1.0f)), static_cast<int>(n - i));
 }
 
+void ProbeLogPositiveNormal(const float* x, float* y, size_t n) {
+  size_t i = 0;
+  for (; i + simd::kLanes <= n; i += simd::kLanes) simd::Store(y + i, simd::LogPositiveNormal(simd::Load(x + i)));
+  if (i < n)
+    simd::StoreN(y + i, simd::LogPositiveNormal(simd::LoadN(x + i, static_cast<int>(n - i), 1.0f)), static_cast<int>(n - i));
+}
+
 namespace {
 template <int kN, typename T>
 void RowsN(const void* in, float* cols, const float* vals, void* out) {

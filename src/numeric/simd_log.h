@@ -8,19 +8,11 @@ namespace aclnn_portable {
 namespace ACLNN_ISA_NS {
 namespace simd {
 
-// Log(x) = ln x in fp32.
-//   Accuracy (tests/numeric_test.cc, Simd.LogAccuracy): <= 2 ulp against the correctly rounded
-//   result for every positive finite x, subnormals included; near x = 1 the error is relative to
-//   the (small) result, because the reduced argument f = m - 1 is exact. Special values as
-//   std::log: +0 / -0 -> -inf, x < 0 -> NaN, +inf -> +inf, NaN in -> the same NaN out.
-//   Method: x = 2^e * m with m in [sqrt(1/2), sqrt(2)) (subnormals scaled by 2^23 first),
-//   ln x = e * ln2 (split hi + lo) + log1p(f), f = m - 1, with Cephes' logf polynomial
-//   log1p(f) = f - f^2 / 2 + f^3 P(f) (degree 8), evaluated with fused multiply-adds.
-__attribute__((always_inline)) inline Vf Log(Vf x) {
-  const Mask tiny = Less(x, Set(1.17549435e-38f));  // subnormal, zero or negative
-  const Vf xs = Select(tiny, Mul(x, Set(8388608.0f)), x);
+namespace log_detail {
+// ln x for x = xs / 2^(bias - 127) with xs a positive normal float (see Log's method).
+__attribute__((always_inline)) inline Vf Reduced(Vf xs, Vf bias) {
   const Vi b = AsBits(xs);
-  Vf e = Sub(ToFloatI(SrlI(b, 23)), Select(tiny, Set(150.0f), Set(127.0f)));
+  Vf e = Sub(ToFloatI(SrlI(b, 23)), bias);
   Vf m = FromBits(OrI(AndI(b, SetI(0x007fffff)), SetI(0x3f800000)));  // [1, 2)
   const Mask big = Less(Set(1.41421356f), m);
   m = Select(big, Mul(m, Set(0.5f)), m);
@@ -39,13 +31,35 @@ __attribute__((always_inline)) inline Vf Log(Vf x) {
   Vf y = Mul(Mul(f, z), p);
   y = MulAdd(e, Set(-2.12194440e-4f), y);
   y = MulAdd(z, Set(-0.5f), y);
-  Vf r = Add(f, y);
-  r = MulAdd(e, Set(0.693359375f), r);
+  const Vf r = Add(f, y);
+  return MulAdd(e, Set(0.693359375f), r);
+}
+}  // namespace log_detail
+
+// Log(x) = ln x in fp32.
+//   Accuracy (tests/numeric_test.cc, Simd.LogAccuracy): <= 2 ulp against the correctly rounded
+//   result for every positive finite x, subnormals included; near x = 1 the error is relative to
+//   the (small) result, because the reduced argument f = m - 1 is exact. Special values as
+//   std::log: +0 / -0 -> -inf, x < 0 -> NaN, +inf -> +inf, NaN in -> the same NaN out.
+//   Method: x = 2^e * m with m in [sqrt(1/2), sqrt(2)) (subnormals scaled by 2^23 first),
+//   ln x = e * ln2 (split hi + lo) + log1p(f), f = m - 1, with Cephes' logf polynomial
+//   log1p(f) = f - f^2 / 2 + f^3 P(f) (degree 8), evaluated with fused multiply-adds.
+__attribute__((always_inline)) inline Vf Log(Vf x) {
+  const Mask tiny = Less(x, Set(1.17549435e-38f));  // subnormal, zero or negative
+  const Vf xs = Select(tiny, Mul(x, Set(8388608.0f)), x);
+  Vf r = log_detail::Reduced(xs, Select(tiny, Set(150.0f), Set(127.0f)));
   r = Select(Less(x, Zero()), Set(__builtin_nanf("")), r);
   r = Select(Equal(x, Zero()), Set(-__builtin_inff()), r);
   r = Select(Equal(x, Set(__builtin_inff())), x, r);
   return Select(IsNaN(x), x, r);
 }
+
+// LogPositiveNormal(x) = Log(x), bit for bit, for positive normal finite x (2^-126 <= x <
+// inf); about ten operations cheaper (no subnormal scaling, no special-value selects). Any other
+// input (0, subnormal, negative, inf, NaN) gives an unspecified value, which may be finite: a
+// caller must make such lanes NaN itself if it needs to. For sums of exp(x - max), which lie in
+// [1, C] or are NaN.
+__attribute__((always_inline)) inline Vf LogPositiveNormal(Vf x) { return log_detail::Reduced(x, Set(127.0f)); }
 
 }  // namespace simd
 }  // namespace ACLNN_ISA_NS

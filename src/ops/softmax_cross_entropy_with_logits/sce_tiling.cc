@@ -83,7 +83,8 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
     t.wsExp = static_cast<uint64_t>(scratchRows * t.expScratchStride) * sizeof(float);
   }
   // Features, labels and backprop beyond the last-level cache: backprop would not survive.
-  t.streamBackprop = t.kernel == SceKernel::kRows && !p.scatterBackprop && 3 * full > platform.cacheBytes;
+  t.streamBackprop = (t.kernel == SceKernel::kRows || t.kernel == SceKernel::kNchwLanes) &&
+                    !p.scatterBackprop && 3 * full > platform.cacheBytes;
   t.offFeatures = Carve(t, t.wsFeatures);
   t.offLabels = Carve(t, t.wsLabels);
   t.offBackprop = Carve(t, t.wsBackprop);

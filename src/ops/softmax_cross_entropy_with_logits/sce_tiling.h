@@ -78,7 +78,7 @@ struct SceTiling {
   // SplitR exp scratch: floats per scratch row (R rounded up to 16), 0 when not used; rows =
   // realCoreNum blocks (serial) or A (splitRAcrossCores).
   int64_t expScratchStride = 0;
-  // kRows: backprop written with non-temporal stores (features + labels + backprop exceed
+  // kRows, kNchwLanes: backprop written with non-temporal stores (features + labels + backprop exceed
   // PlatformInfo::cacheBytes, and the kernel never reads backprop back); only the store path
   // changes, not the bits.
   bool streamBackprop = false;
