@@ -561,3 +561,74 @@ TEST(SceRows, ScratchRecomputeCrossCoreAndStreamingGiveSameBits) {
       }
     }
 }
+
+// Direct kernel runs of kNchwLanes: backprop written through plain or streaming stores, at a
+// vector-aligned and an odd address, in one block or in the planner's per-core blocks (partial
+// 16-position groups at image ends): the same bits on every ISA, nothing written outside.
+TEST(SceNchw, StreamingAndBlockSplitGiveSameBits) {
+  using namespace aclnn_portable;
+  const int64_t N = 2, HW = 16 * 9 + 5;
+  for (int64_t C : {int64_t{3}, int64_t{19}, int64_t{40}})
+    for (SceDtype dt : {SceDtype::kFloat, SceDtype::kHalf, SceDtype::kBf16}) {
+      const size_t es = dt == SceDtype::kFloat ? 4 : 2;
+      const int64_t A = N * HW, E = N * C * HW;
+      std::vector<uint8_t> x(E * es), y(E * es);
+      aclnn_test::Rng rng(static_cast<uint64_t>(C));
+      for (int64_t i = 0; i < E; ++i) {
+        const float xv = static_cast<float>(rng.Uniform(-8, 8)), yv = static_cast<float>(rng.Uniform(0, 0.2));
+        if (dt == SceDtype::kFloat) {
+          std::memcpy(&x[i * 4], &xv, 4);
+          std::memcpy(&y[i * 4], &yv, 4);
+        } else {
+          const uint16_t xb = dt == SceDtype::kHalf ? FloatToHalf(xv) : FloatToBf16(xv);
+          const uint16_t yb = dt == SceDtype::kHalf ? FloatToHalf(yv) : FloatToBf16(yv);
+          std::memcpy(&x[i * 2], &xb, 2);
+          std::memcpy(&y[i * 2], &yb, 2);
+        }
+      }
+      SceProblem p;
+      p.layout = SceLayout::kNCHW;
+      p.dtypeBytes = static_cast<int32_t>(es);
+      p.N = p.featuresN = p.labelsN = N;
+      p.C = p.featuresC = p.labelsC = C;
+      p.H = 1;
+      p.W = HW;
+      std::vector<uint8_t> want_bp, want_loss;
+      for (Isa isa : aclnn_test::SupportedIsas()) {
+        aclnn_test::ScopedIsa si(isa);
+        for (int cores : {1, 8})
+          for (size_t shift : {size_t{0}, es})
+            for (bool stream : {false, true}) {
+              PlatformInfo pi;
+              pi.coreNum = cores;
+              SceTiling t = PlanSce(p, pi);
+              ASSERT_EQ(t.kernel, SceKernel::kNchwLanes);
+              t.streamBackprop = stream;
+              std::vector<uint8_t> bp_buf(E * es + 128, 0xee), loss(A * es, 0xee);
+              uint8_t* bp = bp_buf.data() + (64 - reinterpret_cast<uintptr_t>(bp_buf.data()) % 64) % 64 + shift;
+              const size_t at = static_cast<size_t>(bp - bp_buf.data());
+              SceKernelArgs k;
+              k.x = x.data();
+              k.y = y.data();
+              k.bp = bp;
+              k.loss = loss.data();
+              k.dtype = dt;
+              k.tiling = t;
+              for (int64_t b = 0; b < t.realCoreNum; ++b)
+                ACLNN_ISA_SELECT(SceRunBlock)(k, b * t.blockFactor, std::min(A, (b + 1) * t.blockFactor));
+              const std::vector<uint8_t> got(bp, bp + E * es);
+              if (want_bp.empty()) {
+                want_bp = got;
+                want_loss = loss;
+              }
+              EXPECT_TRUE(got == want_bp && loss == want_loss)
+                  << IsaName(isa) << " C " << C << " cores " << cores << " shift " << shift << " stream "
+                  << stream << " dtype bytes " << es;
+              for (size_t i = 0; i < bp_buf.size(); ++i)
+                if (i < at || i >= at + E * es) {
+                  ASSERT_EQ(bp_buf[i], 0xee) << "byte " << i << " written";
+                }
+            }
+      }
+    }
+}
