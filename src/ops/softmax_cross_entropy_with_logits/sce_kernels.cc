@@ -36,6 +36,18 @@ constexpr int64_t kNchwPrefetch = 4096;
 
 inline Vf Fold4(Vf a, Vf b, Vf c, Vf d) { return simd::Add(simd::Add(a, b), simd::Add(c, d)); }
 
+// acc[i] = f(acc[i]) for a run-time i in [0, 4), with constant indices only: an array indexed at
+// run time lives in memory (GCC then keeps every accumulator of the loop on the stack).
+template <typename A, typename F>
+__attribute__((always_inline)) inline void UpdateAt(A* acc, int64_t i, F f) {
+  switch (i & 3) {
+    case 0: acc[0] = f(acc[0]); break;
+    case 1: acc[1] = f(acc[1]); break;
+    case 2: acc[2] = f(acc[2]); break;
+    default: acc[3] = f(acc[3]); break;
+  }
+}
+
 // ---- row path (kRows) ---------------------------------------------------------------------
 
 // One row of features or labels: contiguous classes, or one value broadcast over the row.
@@ -93,15 +105,17 @@ float ChunkMax(const In& x, int64_t n) {
     mx[2] = simd::Max(mx[2], x.At(kL * (j + 2)));
     mx[3] = simd::Max(mx[3], x.At(kL * (j + 3)));
   }
-  for (; j < nv; ++j) mx[j & 3] = simd::Max(mx[j & 3], x.At(kL * j));
-  if (tail) mx[nv & 3] = simd::Max(mx[nv & 3], x.Tail(kL * nv, tail, -kInf));
+  for (; j < nv; ++j) UpdateAt(mx, j, [&](Vf a) { return simd::Max(a, x.At(kL * j)); });
+  if (tail) UpdateAt(mx, nv, [&](Vf a) { return simd::Max(a, x.Tail(kL * nv, tail, -kInf)); });
   return simd::ReduceMax(simd::Max(simd::Max(mx[0], mx[1]), simd::Max(mx[2], mx[3])));
 }
 
 // Max and sum of exp(x - max) over one chunk of n <= kSceChunk classes. Vector j of the chunk
-// goes to accumulator j % 4, tails are padded with -inf. es (optional) receives exp(x - max).
-template <typename In>
-ChunkStat ChunkStats(const In& x, int64_t n, float* es) {
+// goes to accumulator j % 4, tails are padded with -inf. kStore: es receives exp(x - max).
+// x is taken by value: the intrinsic stores may alias anything, so a referenced row would be
+// reloaded after each of them.
+template <bool kStore, typename In>
+ChunkStat ChunkStatsT(const In x, int64_t n, float* es) {
   const int64_t nv = n / kL;
   const int tail = static_cast<int>(n % kL);
   const float m = ChunkMax(x, n);
@@ -110,7 +124,7 @@ ChunkStat ChunkStats(const In& x, int64_t n, float* es) {
   SplitSum sa[2];  // vector j -> accumulator j % 2 (two pairs keep AVX2's 16 registers free)
   auto step = [&](int64_t jj, SplitSum& acc) {
     const Vf e = simd::ExpNonPositive(simd::Sub(x.At(kL * jj), M));
-    if (es) simd::Store(es + kL * jj, e);
+    if constexpr (kStore) simd::Store(es + kL * jj, e);
     acc.Add(e);
   };
   int64_t j = 0;
@@ -121,29 +135,38 @@ ChunkStat ChunkStats(const In& x, int64_t n, float* es) {
   if (j < nv) step(j++, sa[0]);
   if (tail) {
     const Vf e = simd::ExpNonPositive(simd::Sub(x.Tail(kL * nv, tail, -kInf), M));
-    if (es) simd::Store(es + kL * nv, e);
-    sa[nv & 1].Add(e);
+    if constexpr (kStore) simd::Store(es + kL * nv, e);
+    if (nv & 1) sa[1].Add(e);
+    else sa[0].Add(e);
   }
   const float k = simd::ReduceSum(simd::Add(sa[0].k, sa[1].k));
   const float t = simd::ReduceSum(simd::Add(sa[0].t, sa[1].t));
   return {m, static_cast<double>(k) + static_cast<double>(t), k, t};
 }
 
+// es (optional) receives exp(x - max).
+template <typename In>
+ChunkStat ChunkStats(const In& x, int64_t n, float* es) {
+  return es ? ChunkStatsT<true>(x, n, es) : ChunkStatsT<false>(x, n, nullptr);
+}
+
 // Writes backprop = e * scale - y over one chunk and returns its loss part
 // sum y * (L - (x - m)) (fused multiply-adds into 4 accumulators) (per element, so 0 * inf is NaN as in TensorFlow). e = exp(x - mExp): read
-// from es (the values ChunkStats stored for this chunk) or, when es is null, recomputed with the
-// same operations, so both give the same bits. FullLoad: mExp = m, scale = 1 / s. SplitR:
+// from es (kLoad: the values ChunkStats stored for this chunk) or recomputed with the same
+// operations, so both give the same bits. FullLoad: mExp = m, scale = 1 / s. SplitR:
 // mExp = the chunk's own reference (ChunkExpRef), scale = SceChunkScale.
-template <typename T, typename InX, typename InY>
-float ChunkApply(const InX& x, const InY& y, T* bp, int64_t n, float m, float L, float scale,
-                 const float* es, float mExp) {
+template <bool kLoad, typename T, typename InX, typename InY>
+float ChunkApplyT(const InX x, const InY y, T* bp, int64_t n, float m, float L, float scale,
+                  const float* es, float mExp) {
   const int64_t nv = n / kL;
   const int tail = static_cast<int>(n % kL);
   const Vf M = simd::Set(m), Scale = simd::Set(scale), Lv = simd::Set(L), Me = simd::Set(mExp);
   Vf la[4] = {simd::Zero(), simd::Zero(), simd::Zero(), simd::Zero()};
   auto step = [&](int64_t jj, Vf& acc) {
     const Vf xv = x.At(kL * jj), yv = y.At(kL * jj);
-    const Vf e = es ? simd::Load(es + kL * jj) : simd::ExpNonPositive(simd::Sub(xv, Me));
+    Vf e;
+    if constexpr (kLoad) e = simd::Load(es + kL * jj);
+    else e = simd::ExpNonPositive(simd::Sub(xv, Me));
     simd::StoreAs(bp + kL * jj, simd::Sub(simd::Mul(e, Scale), yv));
     acc = simd::MulAdd(yv, simd::Sub(Lv, simd::Sub(xv, M)), acc);
   };
@@ -154,15 +177,27 @@ float ChunkApply(const InX& x, const InY& y, T* bp, int64_t n, float m, float L,
     step(j + 2, la[2]);
     step(j + 3, la[3]);
   }
-  for (; j < nv; ++j) step(j, la[j & 3]);
+  if (j < nv) step(j++, la[0]);  // j % 4 == 0 here
+  if (j < nv) step(j++, la[1]);
+  if (j < nv) step(j++, la[2]);
   if (tail) {
     // Padded lanes: x = 0, y = 0 add 0 * finite = 0 to the loss; their backprop is not stored.
     const Vf xv = x.Tail(kL * nv, tail, 0.0f), yv = y.Tail(kL * nv, tail, 0.0f);
-    const Vf e = es ? simd::Load(es + kL * nv) : simd::ExpNonPositive(simd::Sub(xv, Me));
+    Vf e;
+    if constexpr (kLoad) e = simd::Load(es + kL * nv);
+    else e = simd::ExpNonPositive(simd::Sub(xv, Me));
     simd::StoreAsN(bp + kL * nv, simd::Sub(simd::Mul(e, Scale), yv), tail);
-    la[nv & 3] = simd::MulAdd(yv, simd::Sub(Lv, simd::Sub(xv, M)), la[nv & 3]);
+    const Vf d = simd::Sub(Lv, simd::Sub(xv, M));
+    UpdateAt(la, nv, [&](Vf a) { return simd::MulAdd(yv, d, a); });
   }
   return simd::ReduceSum(Fold4(la[0], la[1], la[2], la[3]));
+}
+
+template <typename T, typename InX, typename InY>
+float ChunkApply(const InX& x, const InY& y, T* bp, int64_t n, float m, float L, float scale,
+                 const float* es, float mExp) {
+  return es ? ChunkApplyT<true>(x, y, bp, n, m, L, scale, es, mExp)
+            : ChunkApplyT<false>(x, y, bp, n, m, L, scale, nullptr, mExp);
 }
 
 inline int64_t ChunkLen(const SceTiling& t, int64_t c) {
