@@ -111,7 +111,8 @@ float ChunkMax(const In& x, int64_t n) {
 }
 
 // Max and sum of exp(x - max) over one chunk of n <= kSceChunk classes. Vector j of the chunk
-// goes to accumulator j % 4, tails are padded with -inf. kStore: es receives exp(x - max).
+// goes to sum accumulator j % 2 (ChunkMax: j % 4), tails are padded with -inf. kStore: es
+// receives exp(x - max).
 // x is taken by value: the intrinsic stores may alias anything, so a referenced row would be
 // reloaded after each of them.
 template <bool kStore, typename In>
@@ -352,7 +353,8 @@ __attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB s
     // Two classes, one exp: one of z0, z1 is 0 (its exp is exactly 1) and the other is their
     // sum, so e = Exp(z0 + z1) and 1 are the same bits as the loop below gives. The sum 1 + e
     // splits as s + r by Fast2Sum (1 >= e); the general path's k + t is the same real 1 + e, so
-    // s and r are the same bits. A NaN in a lane (NaN or +-inf logits) makes s NaN either way.
+    // s and r are the same bits. A NaN in a lane (NaN or +-inf logits, or both -inf) makes e
+    // and so s NaN.
     const Vf z0 = simd::Sub(lx(0), m), z1 = simd::Sub(lx(1), m);
     const Vf e = simd::ExpNonPositive(simd::Add(z0, z1)), one = simd::Set(1.0f), zero = simd::Zero();
     const Vf e0 = simd::Select(simd::Lt(z0, zero), e, one), e1 = simd::Select(simd::Lt(z1, zero), e, one);
@@ -477,10 +479,10 @@ void NchwCopyIn(const T* src, int64_t C, int64_t HW, int n, float* dst) {
 }
 
 // One group. Backprop of class c goes to bp(c) as float (over X's class c, which the last
-// pass has read by then) or as T (memory).
+// pass has read by then) or as T (memory). Returns the group's loss.
 template <typename BP, bool kFull>
-void NchwGroup(int64_t C, float* X, const float* Y, BP bp, int n, float* es, Vf* loss) {
-  *loss = LanesCore(
+Vf NchwGroup(int64_t C, const float* X, const float* Y, BP bp, int n, float* es) {
+  return LanesCore(
       C, [&](int64_t c) { return simd::Load(X + kL * c); },
       [&](int64_t c) { return simd::Load(Y + kL * c); },
       [&](int64_t c, Vf v) {
@@ -533,8 +535,7 @@ void NchwLanes(const SceKernelArgs& k, int64_t p0, int64_t p1) {
       const int run = static_cast<int>(avail);
       NchwCopyIn<T, false>(xb + off, C, HW, run, scratch);
       NchwCopyIn<T, false>(yb + off, C, HW, run, scratch + kL * C);
-      Vf l;
-      NchwGroup<decltype(direct), false>(C, scratch, scratch + kL * C, direct, run, es_or_null, &l);
+      const Vf l = NchwGroup<decltype(direct), false>(C, scratch, scratch + kL * C, direct, run, es_or_null);
       simd::StoreAsN(lb + p, l, run);
       p += run;
       continue;
@@ -553,9 +554,7 @@ void NchwLanes(const SceKernelArgs& k, int64_t p0, int64_t p1) {
     for (int64_t g = 0; g < groups; ++g) {
       float* X = scratch + 2 * kL * C * g;
       auto inX = [X](int64_t c) { return X + kL * c; };
-      Vf l;
-      NchwGroup<decltype(inX), true>(C, X, X + kL * C, inX, kL, es_or_null, &l);
-      simd::StoreAs(lb + p + kL * g, l);
+      simd::StoreAs(lb + p + kL * g, NchwGroup<decltype(inX), true>(C, X, X + kL * C, inX, kL, es_or_null));
     }
     // Backprop out in class runs of `groups` vectors, rounded to T here (once, as StoreAs does).
     for (int64_t c = 0; c < C; ++c) {
