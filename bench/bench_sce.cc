@@ -44,6 +44,10 @@ const SceShape kShapes[] = {
     {"InPlace", false, {4096, 1000}, false, 0, true},
     {"LabelsBroadcast", false, {65536, 1000}, true},
     {"Latency", false, {16, 4}},
+    // In L2: the kernels' compute speed without the memory system (ns per element).
+    {"InCache", false, {64, 1000}},
+    {"InCache", false, {2048, 10}},
+    {"InCache", false, {16384, 2}},
 };
 
 // The buffers of the last case, kept across the repeated calls Google Benchmark makes while it

@@ -142,6 +142,30 @@ TEST(Simd, ExpNonPositiveIsExpOnNonPositiveInputsAndBranchesAgree) {
   }
 }
 
+// The scale by 2^n is one instruction on AVX-512 (vscalefps) and an exponent-field add or two
+// multiplies elsewhere: the same bits where results are subnormal (one rounding) and for NaN
+// inputs of ExpNonPositive (the NaN the arithmetic gives). Every float in [-104, -87] whose
+// result is subnormal or near it, at a step of 2^-10, plus NaNs of either sign and payload.
+TEST(Simd, ExpSubnormalResultsAndNaNsAreTheSameBitsOnEveryIsa) {
+  std::vector<float> x;
+  for (float v = -104.0f; v <= -87.0f; v += 1.0f / 1024) x.push_back(v);
+  for (uint32_t bits : {0x7fc00000u, 0xffc00000u, 0x7fc12345u, 0x7f800001u, 0xff812345u})
+    x.push_back(BitsToFloat(bits));
+  const size_t n = x.size();
+  std::vector<uint32_t> ref_e, ref_nonpos;
+  for (Isa isa : aclnn_test::SupportedIsas()) {
+    std::vector<float> e(n), np(n);
+    ProbeExp(isa, x.data(), e.data(), n);
+    ProbeExpNonPositive(isa, x.data(), np.data(), n);
+    std::vector<uint32_t> be(n), bn(n);
+    std::memcpy(be.data(), e.data(), 4 * n);
+    std::memcpy(bn.data(), np.data(), 4 * n);
+    if (ref_e.empty()) ref_e = be, ref_nonpos = bn;
+    EXPECT_EQ(be, ref_e) << IsaName(isa);
+    EXPECT_EQ(bn, ref_nonpos) << IsaName(isa);
+  }
+}
+
 namespace {
 // Position of f on the ordered line of floats (adjacent floats differ by 1, -0 == +0).
 int64_t Ordered(float f) {

@@ -158,6 +158,9 @@ TEST(SceTiling, StreamsBackpropOnlyWhenLargerThanTheLastLevelCache) {
   EXPECT_FALSE(PlanSce(Nd(4096, 1000, 2), PlatformInfo{2, 256 * 1024, 64 << 20}).streamBackprop);
   EXPECT_TRUE(PlanSce(Nd(1024, 32000), pi).streamBackprop);
   EXPECT_FALSE(PlanSce(Nd(1 << 22, 10), pi).streamBackprop);      // the packed path stores directly
+  SceProblem inPlace = Nd(4096, 1000);
+  inPlace.backpropAliasesInput = true;  // its lines were just read: plain stores
+  EXPECT_FALSE(PlanSce(inPlace, pi).streamBackprop);
   EXPECT_TRUE(PlanSce(Nchw(8, 19, 256, 256), pi).streamBackprop);   // 3 x 38 MiB, NCHW class runs
   EXPECT_FALSE(PlanSce(Nchw(1, 19, 256, 256), pi).streamBackprop);  // 3 x 4.75 MiB
   SceProblem scattered = Nd(4096, 1024);

@@ -53,12 +53,25 @@ inline void StoreAsStream(Half* p, Vf a) { StoreHalfBitsStream(reinterpret_cast<
 inline void StoreAsStream(BFloat16* p, Vf a) { StoreBf16BitsStream(reinterpret_cast<uint16_t*>(p), a); }
 
 // ---- exp ----------------------------------------------------------------------------------
+// p * 2^n rounded once (to nearest even), for p in [0.70, 1.42] (or NaN, which stays that NaN)
+// and integral n in [-150, 128]: exact when the result is normal, one rounding when it is
+// subnormal. AVX-512 has it as one instruction (vscalefps, simd_avx512.h); elsewhere: add n to
+// the exponent field when every lane's result is normal (the common case), else two factors
+// 2^(n/2) so that the subnormal result is rounded once. The same bits either way.
+#if !defined(ACLNN_ISA_AVX512)
+__attribute__((always_inline)) inline Vf ScaleByPow2(Vf p, Vf n) {
+  const Vi k = ToInt(n);  // in [-150, 128]
+  if (__builtin_expect(!Any(Lt(n, Set(-125.0f))), 1)) return ScaleNormal(p, k);
+  const Vi k1 = HalveFloor(k);
+  const Vi k2 = SubI(k, k1);
+  return Mul(Mul(p, Pow2(k1)), Pow2(k2));
+}
+#endif
+
 // e^a for a already clamped to [-104, 88.72] (or NaN): Cody-Waite reduction a = n ln2 + r,
-// |r| <= ln2/2, Cephes' degree-7 polynomial for e^r, and a scale by 2^n: when every lane has
-// n >= -125 (every result normal, the common case) by adding n to the exponent field; otherwise
-// by two factors 2^(n/2) so that subnormal results are rounded once. Both give the same bits for
-// a normal result (the scaling is exact). A NaN lane takes the first branch and stays NaN (k is
-// the integer indefinite 0x80000000, whose shifted exponent part is 0).
+// |r| <= ln2/2, Cephes' degree-7 polynomial for e^r, and a scale by 2^n (ScaleByPow2). A NaN
+// lane stays NaN: AVX2 / scalar take the normal branch (k is the integer indefinite 0x80000000,
+// whose shifted exponent part is 0), vscalefps returns its NaN input p.
 // Always inlined: an out-of-line call inside a kernel loop spills every live vector register
 // (all of them are caller-saved), which costs more than the function itself.
 __attribute__((always_inline)) inline Vf ExpClamped(Vf a) {
@@ -73,11 +86,7 @@ __attribute__((always_inline)) inline Vf ExpClamped(Vf a) {
   p = MulAdd(p, r, Set(5.0000001201e-1f));
   p = MulAdd(p, Mul(r, r), r);
   p = Add(p, Set(1.0f));  // e^r in [0.70, 1.42]; with n = 128, r < 0 and p < 1
-  const Vi k = ToInt(n);  // in [-150, 128]
-  if (__builtin_expect(!Any(Lt(n, Set(-125.0f))), 1)) return ScaleNormal(p, k);
-  const Vi k1 = HalveFloor(k);
-  const Vi k2 = SubI(k, k1);
-  return Mul(Mul(p, Pow2(k1)), Pow2(k2));
+  return ScaleByPow2(p, n);
 }
 
 // Exp(x) = e^x in fp32.

@@ -95,6 +95,11 @@ inline Vf ScaleNormal(Vf p, Vi k) {
   return {_mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(p.v), _mm512_slli_epi32(k.v, 23)))};
 }
 
+// p * 2^n (n integral), rounded once: simd.h's ScaleByPow2 contract in one instruction
+// (vscalefps: 2^floor(n), exact for normal results, one RNE rounding for subnormal ones; a NaN p
+// is returned as is).
+inline Vf ScaleByPow2(Vf p, Vf n) { return {_mm512_scalef_ps(p.v, n.v)}; }
+
 // Fixed pairwise tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1.
 inline float ReduceSum(Vf a) {
   const __m256 s8 = _mm256_add_ps(_mm512_castps512_ps256(a.v), _mm512_extractf32x8_ps(a.v, 1));
@@ -161,29 +166,54 @@ inline Vf ToFloatI(Vi a) { return {_mm512_cvtepi32_ps(a.v)}; }
 inline Mask Less(Vf a, Vf b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ)}; }
 inline Mask Equal(Vf a, Vf b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_EQ_OQ)}; }
 
+// Two rows of 8 pairs each (16 consecutive values of T, widened exactly) as one zmm.
+inline __m512 Load16(const float* p) { return _mm512_loadu_ps(p); }
+inline __m512 Load16(const Half* p) { return LoadHalfBits(reinterpret_cast<const uint16_t*>(p)).v; }
+inline __m512 Load16(const BFloat16* p) { return LoadBf16Bits(reinterpret_cast<const uint16_t*>(p)).v; }
+inline void Store16(float* p, __m512 a) { _mm512_storeu_ps(p, a); }
+inline void Store16(Half* p, __m512 a) { StoreHalfBits(reinterpret_cast<uint16_t*>(p), {a}); }
+inline void Store16(BFloat16* p, __m512 a) { StoreBf16Bits(reinterpret_cast<uint16_t*>(p), {a}); }
+
 // A dense block of 16 rows of kN (1..16) elements of T (row r at p + r * kN) <-> kN vectors of
 // 16 floats at cols (class-major): cols[16 * c + r] = element c of row r. Reads / writes exactly the block's 16 * kN elements;
-// T is widened exactly / rounded to nearest even as LoadAs / StoreAs. Built from the AVX2
-// 8-row transposes (simd_x86_rows.h).
+// T is widened exactly / rounded to nearest even as LoadAs / StoreAs. kN = 2: one two-source
+// permute per vector; otherwise built from the AVX2 8-row transposes (simd_x86_rows.h). Each
+// column is written with one 64-byte store: two 32-byte stores read back by one 64-byte load
+// cannot be store-forwarded (a stall of ~20 cycles per column on Intel cores).
 template <int kN, typename T>
 __attribute__((always_inline)) inline void LoadRowsT(const T* p, float* cols) {
-  __m256 lo[kN], hi[kN];
-  rows8::LoadRows<kN>(p, lo);
-  rows8::LoadRows<kN>(p + 8 * kN, hi);
-  for (int c = 0; c < kN; ++c) {
-    _mm256_storeu_ps(cols + 16 * c, lo[c]);
-    _mm256_storeu_ps(cols + 16 * c + 8, hi[c]);
+  if constexpr (kN == 2) {
+    const __m512 a = Load16(p), b = Load16(p + 16);
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    _mm512_storeu_ps(cols, _mm512_permutex2var_ps(a, even, b));
+    _mm512_storeu_ps(cols + 16, _mm512_permutex2var_ps(a, odd, b));
+  } else {
+    __m256 lo[kN], hi[kN];
+    rows8::LoadRows<kN>(p, lo);
+    rows8::LoadRows<kN>(p + 8 * kN, hi);
+    for (int c = 0; c < kN; ++c)
+      _mm512_storeu_ps(cols + 16 * c, _mm512_insertf32x8(_mm512_castps256_ps512(lo[c]), hi[c], 1));
   }
 }
 template <int kN, typename T>
 __attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
-  __m256 lo[kN], hi[kN];
-  for (int c = 0; c < kN; ++c) {
-    lo[c] = _mm256_loadu_ps(cols + 16 * c);
-    hi[c] = _mm256_loadu_ps(cols + 16 * c + 8);
+  if constexpr (kN == 2) {
+    const __m512 c0 = _mm512_loadu_ps(cols), c1 = _mm512_loadu_ps(cols + 16);
+    const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
+    Store16(p, _mm512_permutex2var_ps(c0, lo, c1));
+    Store16(p + 16, _mm512_permutex2var_ps(c0, hi, c1));
+  } else {
+    __m256 lo[kN], hi[kN];
+    for (int c = 0; c < kN; ++c) {
+      const __m512 v = _mm512_loadu_ps(cols + 16 * c);
+      lo[c] = _mm512_castps512_ps256(v);
+      hi[c] = _mm512_extractf32x8_ps(v, 1);
+    }
+    rows8::StoreRows<kN>(p, lo);
+    rows8::StoreRows<kN>(p + 8 * kN, hi);
   }
-  rows8::StoreRows<kN>(p, lo);
-  rows8::StoreRows<kN>(p + 8 * kN, hi);
 }
 
 }  // namespace simd

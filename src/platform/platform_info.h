@@ -17,7 +17,8 @@ struct PlatformInfo {
 
 // This machine: coreNum from the thread pool (ACLNN_PORTABLE_NUM_THREADS), ubBytes from the L2
 // size (ACLNN_PORTABLE_UB_BYTES overrides it, for experiments), cacheBytes from the L3 that
-// cpu0 shares (sysfs; ACLNN_PORTABLE_CACHE_BYTES overrides it; 32 MiB when unknown).
+// cpu0 shares (sysfs; 32 MiB when unknown), at most 12 MiB per online CPU (VM guests see the
+// whole socket's L3); ACLNN_PORTABLE_CACHE_BYTES overrides it.
 PlatformInfo CurrentPlatform();
 
 // Ascend 910B-like numbers, for planner tests.

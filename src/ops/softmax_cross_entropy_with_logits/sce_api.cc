@@ -323,6 +323,9 @@ extern "C" aclnnStatus aclnnSoftmaxCrossEntropyWithLogitsGetWorkspaceSize(
   p.gatherLabels = gather[kLabels];
   p.scatterLoss = gather[kLoss];
   p.scatterBackprop = gather[kBackprop];
+  // The in-place gradient (the only overlap CheckAddrsImpl admits). Addresses bound later may
+  // differ; this only picks the store path, never the bits.
+  p.backpropAliasesInput = SameView(*backprop, backprop->data, *features, features->data);
   plan->tiling = PlanSce(p, CurrentPlatform());
   std::copy(gather, gather + 4, plan->gather);
 

@@ -83,8 +83,10 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
     t.wsExp = static_cast<uint64_t>(scratchRows * t.expScratchStride) * sizeof(float);
   }
   // Features, labels and backprop beyond the last-level cache: backprop would not survive.
+  // In place, its lines were just read and plain stores need no extra read (measured on
+  // [4096,1000] fp32 in place, 2 threads: 1.9 ms plain, 2.9 ms non-temporal).
   t.streamBackprop = (t.kernel == SceKernel::kRows || t.kernel == SceKernel::kNchwLanes) &&
-                    !p.scatterBackprop && 3 * full > platform.cacheBytes;
+                    !p.scatterBackprop && !p.backpropAliasesInput && 3 * full > platform.cacheBytes;
   t.offFeatures = Carve(t, t.wsFeatures);
   t.offLabels = Carve(t, t.wsLabels);
   t.offBackprop = Carve(t, t.wsBackprop);

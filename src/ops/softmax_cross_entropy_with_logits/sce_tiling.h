@@ -58,6 +58,9 @@ struct SceProblem {
   // workspace, outputs computed into it and scattered.
   bool gatherFeatures = false, gatherLabels = false;
   bool scatterBackprop = false, scatterLoss = false;
+  // Backprop overlaps features or labels (in place): its lines are in the cache already (just
+  // read), so plain stores cost no extra read and non-temporal ones only evict them.
+  bool backpropAliasesInput = false;
 };
 
 struct SceTiling {
@@ -79,7 +82,7 @@ struct SceTiling {
   // realCoreNum blocks (serial) or A (splitRAcrossCores).
   int64_t expScratchStride = 0;
   // kRows, kNchwLanes: backprop written with non-temporal stores (features + labels + backprop exceed
-  // PlatformInfo::cacheBytes, and the kernel never reads backprop back); only the store path
+  // PlatformInfo::cacheBytes, backprop is not in place, and the kernel never reads it back); only the store path
   // changes, not the bits.
   bool streamBackprop = false;
   // Workspace layout (bytes, each part 64-byte aligned; 0 when absent).
