@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "numeric/half.h"
 
@@ -174,12 +175,74 @@ inline void Store16(float* p, __m512 a) { _mm512_storeu_ps(p, a); }
 inline void Store16(Half* p, __m512 a) { StoreHalfBits(reinterpret_cast<uint16_t*>(p), {a}); }
 inline void Store16(BFloat16* p, __m512 a) { StoreBf16Bits(reinterpret_cast<uint16_t*>(p), {a}); }
 
+namespace rows16 {
+// 4x4 transposes inside each 128-bit quarter: a_i = [row i | row i+4 | row i+8 | row i+12]
+// (4 columns each) <-> c_k = column k of rows 0..15. The network is its own inverse.
+inline void Transpose4x4Quarters(__m512& a0, __m512& a1, __m512& a2, __m512& a3) {
+  const __m512 t0 = _mm512_unpacklo_ps(a0, a1), t1 = _mm512_unpacklo_ps(a2, a3);
+  const __m512 t2 = _mm512_unpackhi_ps(a0, a1), t3 = _mm512_unpackhi_ps(a2, a3);
+  a0 = _mm512_shuffle_ps(t0, t1, _MM_SHUFFLE(1, 0, 1, 0));
+  a1 = _mm512_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 2, 3, 2));
+  a2 = _mm512_shuffle_ps(t2, t3, _MM_SHUFFLE(1, 0, 1, 0));
+  a3 = _mm512_shuffle_ps(t2, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+// Columns 4j .. 4j+u-1 of 16 rows of kN.
+template <int kN, int j, typename T>
+__attribute__((always_inline)) inline void LoadChunk(const T* p, float* cols) {
+  constexpr int u = kN - 4 * j < 4 ? kN - 4 * j : 4;
+  __m512 a[4];
+  for (int i = 0; i < 4; ++i) {
+    const T* r = p + i * kN + 4 * j;  // rows i, i + 4, i + 8, i + 12 are 4 * kN apart
+    if constexpr (std::is_same_v<T, float>) {
+      __m512 v = _mm512_castps128_ps512(rows8::Ld4<u>(r));
+      v = _mm512_insertf32x4(v, rows8::Ld4<u>(r + 4 * kN), 1);
+      v = _mm512_insertf32x4(v, rows8::Ld4<u>(r + 8 * kN), 2);
+      a[i] = _mm512_insertf32x4(v, rows8::Ld4<u>(r + 12 * kN), 3);
+    } else {  // 16-bit: the four 64-bit pieces side by side, widened as one vector
+      const uint16_t* q = reinterpret_cast<const uint16_t*>(r);
+      const __m128i lo = _mm_unpacklo_epi64(rows8::Ld4Bits<u>(q), rows8::Ld4Bits<u>(q + 4 * kN));
+      const __m128i hi = _mm_unpacklo_epi64(rows8::Ld4Bits<u>(q + 8 * kN), rows8::Ld4Bits<u>(q + 12 * kN));
+      const __m256i w = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+      if constexpr (std::is_same_v<T, Half>) a[i] = _mm512_cvtph_ps(w);
+      else a[i] = Bf16Widen(w).v;
+    }
+  }
+  Transpose4x4Quarters(a[0], a[1], a[2], a[3]);
+  for (int k = 0; k < u; ++k) _mm512_storeu_ps(cols + 16 * (4 * j + k), a[k]);
+}
+template <int kN, int j, typename T>
+__attribute__((always_inline)) inline void StoreChunk(T* p, const float* cols) {
+  constexpr int u = kN - 4 * j < 4 ? kN - 4 * j : 4;
+  __m512 a[4];
+  for (int k = 0; k < 4; ++k) a[k] = k < u ? _mm512_loadu_ps(cols + 16 * (4 * j + k)) : _mm512_setzero_ps();
+  Transpose4x4Quarters(a[0], a[1], a[2], a[3]);
+  for (int i = 0; i < 4; ++i) {
+    T* r = p + i * kN + 4 * j;
+    if constexpr (std::is_same_v<T, float>) {
+      rows8::St4<u>(r, _mm512_castps512_ps128(a[i]));
+      rows8::St4<u>(r + 4 * kN, _mm512_extractf32x4_ps(a[i], 1));
+      rows8::St4<u>(r + 8 * kN, _mm512_extractf32x4_ps(a[i], 2));
+      rows8::St4<u>(r + 12 * kN, _mm512_extractf32x4_ps(a[i], 3));
+    } else {  // 16-bit: one rounding of the whole vector, then the four 64-bit pieces
+      const __m256i w = std::is_same_v<T, Half> ? HalfFromVf({a[i]}) : Bf16FromVf({a[i]});
+      const __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
+      uint16_t* q = reinterpret_cast<uint16_t*>(r);
+      rows8::St4Bits<u>(q, lo);
+      rows8::St4Bits<u>(q + 4 * kN, _mm_unpackhi_epi64(lo, lo));
+      rows8::St4Bits<u>(q + 8 * kN, hi);
+      rows8::St4Bits<u>(q + 12 * kN, _mm_unpackhi_epi64(hi, hi));
+    }
+  }
+}
+}  // namespace rows16
+
 // A dense block of 16 rows of kN (1..16) elements of T (row r at p + r * kN) <-> kN vectors of
-// 16 floats at cols (class-major): cols[16 * c + r] = element c of row r. Reads / writes exactly the block's 16 * kN elements;
-// T is widened exactly / rounded to nearest even as LoadAs / StoreAs. kN = 2: one two-source
-// permute per vector; otherwise built from the AVX2 8-row transposes (simd_x86_rows.h). Each
-// column is written with one 64-byte store: two 32-byte stores read back by one 64-byte load
-// cannot be store-forwarded (a stall of ~20 cycles per column on Intel cores).
+// 16 floats at cols (class-major): cols[16 * c + r] = element c of row r. Reads / writes exactly
+// the block's 16 * kN elements; T is widened exactly / rounded to nearest even as LoadAs /
+// StoreAs. kN = 2: one two-source permute per vector. Otherwise 4 columns at a time: 4 rows
+// 4 apart in the 128-bit quarters of a zmm, then 4x4 transposes inside the quarters (half the
+// shuffles of two 8-row ymm transposes, which also ran into a store-forwarding stall: two
+// 32-byte stores read back by one 64-byte load, ~20 cycles per column on Intel cores).
 template <int kN, typename T>
 __attribute__((always_inline)) inline void LoadRowsT(const T* p, float* cols) {
   if constexpr (kN == 2) {
@@ -189,11 +252,9 @@ __attribute__((always_inline)) inline void LoadRowsT(const T* p, float* cols) {
     _mm512_storeu_ps(cols, _mm512_permutex2var_ps(a, even, b));
     _mm512_storeu_ps(cols + 16, _mm512_permutex2var_ps(a, odd, b));
   } else {
-    __m256 lo[kN], hi[kN];
-    rows8::LoadRows<kN>(p, lo);
-    rows8::LoadRows<kN>(p + 8 * kN, hi);
-    for (int c = 0; c < kN; ++c)
-      _mm512_storeu_ps(cols + 16 * c, _mm512_insertf32x8(_mm512_castps256_ps512(lo[c]), hi[c], 1));
+    [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
+      (rows16::LoadChunk<kN, j>(p, cols), ...);
+    }(std::make_integer_sequence<int, (kN + 3) / 4>{});
   }
 }
 template <int kN, typename T>
@@ -205,14 +266,9 @@ __attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
     Store16(p, _mm512_permutex2var_ps(c0, lo, c1));
     Store16(p + 16, _mm512_permutex2var_ps(c0, hi, c1));
   } else {
-    __m256 lo[kN], hi[kN];
-    for (int c = 0; c < kN; ++c) {
-      const __m512 v = _mm512_loadu_ps(cols + 16 * c);
-      lo[c] = _mm512_castps512_ps256(v);
-      hi[c] = _mm512_extractf32x8_ps(v, 1);
-    }
-    rows8::StoreRows<kN>(p, lo);
-    rows8::StoreRows<kN>(p + 8 * kN, hi);
+    [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
+      (rows16::StoreChunk<kN, j>(p, cols), ...);
+    }(std::make_integer_sequence<int, (kN + 3) / 4>{});
   }
 }
 
