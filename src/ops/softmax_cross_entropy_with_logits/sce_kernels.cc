@@ -33,6 +33,10 @@ constexpr int64_t kNchwWide = 8;
 // NCHW software prefetch distance along a class row, in bytes (past the 4 KiB pages the
 // hardware prefetchers stop at).
 constexpr int64_t kNchwPrefetch = 4096;
+// Row path: the apply pass fetches features and labels this many bytes ahead. A FullLoad row of
+// ~1000 fp32 classes is about one page, so the hardware prefetchers restart at every row; 4 KiB
+// ahead is the next row's same position (or, in SplitR, the next page of the chunk).
+constexpr int64_t kRowPrefetch = 4096;
 
 inline Vf Fold4(Vf a, Vf b, Vf c, Vf d) { return simd::Add(simd::Add(a, b), simd::Add(c, d)); }
 
@@ -57,6 +61,10 @@ struct RowIn {
   float v;  // kScalar: the row's value
   RowIn(const T* ptr) : p(ptr), v(kScalar ? ToFloat(ptr[0]) : 0.0f) {}
   RowIn Skip(int64_t i) const { RowIn r = *this; if constexpr (!kScalar) r.p = p + i; return r; }
+  // A hint kRowPrefetch bytes past element i (never faults, even past the end of the data).
+  void Prefetch(int64_t i) const {
+    if constexpr (!kScalar) __builtin_prefetch(reinterpret_cast<const char*>(p + i) + kRowPrefetch);
+  }
   Vf At(int64_t i) const {
     if constexpr (kScalar) return simd::Set(v);
     else return simd::LoadAs(p + i);
@@ -164,6 +172,8 @@ float ChunkApplyT(const InX x, const InY y, T* bp, int64_t n, float m, float L, 
   const Vf M = simd::Set(m), Scale = simd::Set(scale), Lv = simd::Set(L), Me = simd::Set(mExp);
   Vf la[4] = {simd::Zero(), simd::Zero(), simd::Zero(), simd::Zero()};
   auto step = [&](int64_t jj, Vf& acc) {
+    x.Prefetch(kL * jj);
+    y.Prefetch(kL * jj);
     const Vf xv = x.At(kL * jj), yv = y.At(kL * jj);
     Vf e;
     if constexpr (kLoad) e = simd::Load(es + kL * jj);
