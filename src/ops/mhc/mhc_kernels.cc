@@ -28,6 +28,17 @@ inline float LoadWeight(const void* h, int64_t s) {
   return ToFloat(v);
 }
 
+// Pre and backward read N (+ 1) streams E elements apart at once: the hardware prefetchers
+// restart at every 4 KiB page of each, so calls that move more than the last-level cache (those
+// with streaming stores; smaller ones find their data in the cache) fetch this many bytes ahead
+// themselves (a hint past the end of the data never faults). Measured on 2 threads, AVX-512:
+// backward 4-12 % faster out of cache, 16-bit pre 7-13 %; fp32 pre no faster (not used there).
+constexpr int64_t kPrefetchBytes = 4096;
+template <typename T>
+__attribute__((always_inline)) inline void PrefetchAhead(const T* p) {
+  __builtin_prefetch(reinterpret_cast<const char*>(p) + kPrefetchBytes);
+}
+
 // Streams whose accumulation shares one pass over a chunk, held in registers (AVX-512 has 32
 // vector registers; a Vf is two of AVX2's 16).
 #if defined(ACLNN_ISA_AVX512)
@@ -178,7 +189,7 @@ void PostTaskT(const MhcTiling& t, const MhcPostArgs& a, int64_t task) {
 // +0. Streams are taken kStreamGroup at a time with the accumulator in registers; between
 // groups it waits in `acc` (L1), and the last group writes the output directly. Every element
 // sees the same sequence of fmas whatever the grouping, so the bits do not depend on it.
-template <typename T, typename H, bool kDe>
+template <typename T, typename H, bool kDe, bool kPrefetch>
 void PreTaskImpl(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
   const T* x = static_cast<const T*>(a.x);
   T* out = static_cast<T*>(a.out);
@@ -198,6 +209,8 @@ void PreTaskImpl(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
         const bool first = s0 == 0, last = s0 + G == N;
         auto full = [&](int64_t i) {
           Vf v = first ? simd::Zero() : simd::Load(acc + i);
+          if constexpr (kPrefetch)
+            for (int k = 0; k < G; ++k) PrefetchAhead(xs[k] + i);
           for (int k = 0; k < G; ++k) v = simd::MulAdd(LoadIn<kDe>(xs[k] + i), hv[k], v);
           return v;
         };
@@ -219,20 +232,24 @@ void PreTaskImpl(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
   if (t.streamStores) simd::StreamFence();
 }
 
-// The deinterleaved layout pays for bf16 without streaming stores (see LoadIn).
+// The deinterleaved layout pays for bf16 without streaming stores (see LoadIn). Software
+// prefetch with streaming stores, for 16-bit types (fp32 pre measured no faster with it).
 template <typename T, typename H>
 void PreTaskT(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
   if constexpr (std::is_same_v<T, BFloat16>) {
-    if (!t.streamStores) return PreTaskImpl<T, H, true>(t, a, task);
+    if (!t.streamStores) return PreTaskImpl<T, H, true, false>(t, a, task);
   }
-  PreTaskImpl<T, H, false>(t, a, task);
+  if constexpr (sizeof(T) == 2) {
+    if (t.streamStores) return PreTaskImpl<T, H, false, true>(t, a, task);
+  }
+  PreTaskImpl<T, H, false, false>(t, a, task);
 }
 
 // One pass over grad_out: each 16-lane group of grad_out[b*N+s] is multiplied into the
 // grad_input accumulator and dotted with x[b] into the lanes of its block's grad_h partial.
 // Tiles start at multiples of the reduction block (or cover the whole row), so block boundaries
 // and lane assignment are those of the row, whatever the tiling.
-template <typename T, typename H, bool kDe>
+template <typename T, typename H, bool kDe, bool kPrefetch>
 void BackwardTaskImpl(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task) {
   const T* go = static_cast<const T*>(a.gradOut);
   const T* x = static_cast<const T*>(a.x);
@@ -266,6 +283,10 @@ void BackwardTaskImpl(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task
           for (int k = 0; k < G; ++k) dot[k] = simd::Zero();
           int64_t i = lo;
           for (; i < full; i += kLanes) {
+            if constexpr (kPrefetch) {
+              PrefetchAhead(xb + i);
+              for (int k = 0; k < G; ++k) PrefetchAhead(g[k] + i);
+            }
             const Vf xv = LoadIn<kDe>(xb + i);
             Vf v = first ? simd::Zero() : simd::Load(acc + i);
             for (int k = 0; k < G; ++k) {
@@ -301,9 +322,10 @@ void BackwardTaskImpl(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task
 template <typename T, typename H>
 void BackwardTaskT(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task) {
   if constexpr (std::is_same_v<T, BFloat16>) {
-    if (!t.streamStores) return BackwardTaskImpl<T, H, true>(t, a, task);
+    if (!t.streamStores) return BackwardTaskImpl<T, H, true, false>(t, a, task);
   }
-  BackwardTaskImpl<T, H, false>(t, a, task);
+  if (t.streamStores) return BackwardTaskImpl<T, H, false, true>(t, a, task);  // software prefetch
+  BackwardTaskImpl<T, H, false, false>(t, a, task);
 }
 
 // Runs `body.template operator()<T, H>()` for the tiling's dtype.
