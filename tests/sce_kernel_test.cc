@@ -632,3 +632,78 @@ TEST(SceNchw, StreamingAndBlockSplitGiveSameBits) {
       }
     }
 }
+
+// Direct kernel runs of kPackedRows with C = 2: backprop and loss through plain or streaming
+// stores (the streaming path needs both on a 64-byte line; shifted by one element it falls back),
+// in one block or in per-core blocks with a partial last block: the same bits on every ISA,
+// nothing written outside either output.
+TEST(ScePackedRows, TwoClassStreamingGivesSameBits) {
+  using namespace aclnn_portable;
+  const int64_t A = 16 * 37 + 5, C = 2;
+  for (SceDtype dt : {SceDtype::kFloat, SceDtype::kHalf, SceDtype::kBf16}) {
+    const size_t es = dt == SceDtype::kFloat ? 4 : 2;
+    std::vector<uint8_t> x(A * C * es), y(A * C * es);
+    aclnn_test::Rng rng(11);
+    for (int64_t i = 0; i < A * C; ++i) {
+      float xv = static_cast<float>(rng.Uniform(-12, 12)), yv = static_cast<float>(rng.Uniform(0, 1));
+      if (i == 9) xv = NAN;  // a NaN row stays NaN on every path
+      if (dt == SceDtype::kFloat) {
+        std::memcpy(&x[i * 4], &xv, 4);
+        std::memcpy(&y[i * 4], &yv, 4);
+      } else {
+        const uint16_t xb = dt == SceDtype::kHalf ? FloatToHalf(xv) : FloatToBf16(xv);
+        const uint16_t yb = dt == SceDtype::kHalf ? FloatToHalf(yv) : FloatToBf16(yv);
+        std::memcpy(&x[i * 2], &xb, 2);
+        std::memcpy(&y[i * 2], &yb, 2);
+      }
+    }
+    SceProblem p;
+    p.dtypeBytes = static_cast<int32_t>(es);
+    p.N = p.featuresN = p.labelsN = A;
+    p.C = p.featuresC = p.labelsC = C;
+    std::vector<uint8_t> want_bp, want_loss;
+    for (Isa isa : aclnn_test::SupportedIsas()) {
+      aclnn_test::ScopedIsa si(isa);
+      for (int cores : {1, 3})
+        for (size_t shift : {size_t{0}, es})
+          for (bool stream : {false, true}) {
+            PlatformInfo pi;
+            pi.coreNum = cores;
+            SceTiling t = PlanSce(p, pi);
+            ASSERT_EQ(t.kernel, SceKernel::kPackedRows);
+            t.streamBackprop = stream;
+            std::vector<uint8_t> bp_buf(A * C * es + 128, 0xee), loss_buf(A * es + 128, 0xee);
+            uint8_t* bp = bp_buf.data() + (64 - reinterpret_cast<uintptr_t>(bp_buf.data()) % 64) % 64 + shift;
+            uint8_t* loss = loss_buf.data() + (64 - reinterpret_cast<uintptr_t>(loss_buf.data()) % 64) % 64;
+            const size_t at_bp = static_cast<size_t>(bp - bp_buf.data());
+            const size_t at_loss = static_cast<size_t>(loss - loss_buf.data());
+            SceKernelArgs k;
+            k.x = x.data();
+            k.y = y.data();
+            k.bp = bp;
+            k.loss = loss;
+            k.xRowStride = k.yRowStride = k.bpRowStride = C;
+            k.dtype = dt;
+            k.tiling = t;
+            for (int64_t b = 0; b < t.realCoreNum; ++b)
+              ACLNN_ISA_SELECT(SceRunBlock)(k, b * t.blockFactor, std::min(A, (b + 1) * t.blockFactor));
+            const std::vector<uint8_t> got_bp(bp, bp + A * C * es), got_loss(loss, loss + A * es);
+            if (want_bp.empty()) {
+              want_bp = got_bp;
+              want_loss = got_loss;
+            }
+            EXPECT_TRUE(got_bp == want_bp && got_loss == want_loss)
+                << IsaName(isa) << " cores " << cores << " shift " << shift << " stream " << stream
+                << " dtype bytes " << es;
+            for (size_t i = 0; i < bp_buf.size(); ++i)
+              if (i < at_bp || i >= at_bp + A * C * es) {
+                ASSERT_EQ(bp_buf[i], 0xee) << "backprop byte " << i << " written";
+              }
+            for (size_t i = 0; i < loss_buf.size(); ++i)
+              if (i < at_loss || i >= at_loss + A * es) {
+                ASSERT_EQ(loss_buf[i], 0xee) << "loss byte " << i << " written";
+              }
+          }
+    }
+  }
+}

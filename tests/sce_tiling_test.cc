@@ -157,7 +157,9 @@ TEST(SceTiling, StreamsBackpropOnlyWhenLargerThanTheLastLevelCache) {
   EXPECT_TRUE(PlanSce(Nd(4096, 1000), pi).streamBackprop);        // 3 x 15.6 MiB
   EXPECT_FALSE(PlanSce(Nd(4096, 1000, 2), PlatformInfo{2, 256 * 1024, 64 << 20}).streamBackprop);
   EXPECT_TRUE(PlanSce(Nd(1024, 32000), pi).streamBackprop);
-  EXPECT_FALSE(PlanSce(Nd(1 << 22, 10), pi).streamBackprop);      // the packed path stores directly
+  EXPECT_FALSE(PlanSce(Nd(1 << 22, 10), pi).streamBackprop);      // packed C = 10 stores pieces
+  EXPECT_TRUE(PlanSce(Nd(1 << 22, 2), pi).streamBackprop);        // packed C = 2: whole lines
+  EXPECT_FALSE(PlanSce(Nd(1 << 20, 2), pi).streamBackprop);       // 3 x 8 MiB
   SceProblem inPlace = Nd(4096, 1000);
   inPlace.backpropAliasesInput = true;  // its lines were just read: plain stores
   EXPECT_FALSE(PlanSce(inPlace, pi).streamBackprop);

@@ -263,6 +263,14 @@ __attribute__((always_inline)) inline void LoadRowsT(const T* p, float* cols) {
     _mm256_storeu_ps(cols + 16 * c + 8, hi[c]);
   }
 }
+// StoreRowsT<2> with non-temporal stores: p 64-byte aligned.
+template <typename T>
+__attribute__((always_inline)) inline void StoreRows2Stream(T* p, const float* cols) {
+  const __m256 lo[2] = {_mm256_loadu_ps(cols), _mm256_loadu_ps(cols + 16)};
+  const __m256 hi[2] = {_mm256_loadu_ps(cols + 8), _mm256_loadu_ps(cols + 24)};
+  rows8::StoreRows2Stream(p, lo);
+  rows8::StoreRows2Stream(p + 16, hi);
+}
 template <int kN, typename T>
 __attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
   __m256 lo[kN], hi[kN];

@@ -149,6 +149,9 @@ __attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
   for (int r = 0; r < 16; ++r)
     for (int c = 0; c < kN; ++c) p[r * kN + c] = FromFloat<T>(cols[16 * c + r]);
 }
+// StoreRowsT<2> "with non-temporal stores": plain stores in the portable build (as StoreStream).
+template <typename T>
+__attribute__((always_inline)) inline void StoreRows2Stream(T* p, const float* cols) { StoreRowsT<2>(p, cols); }
 
 }  // namespace simd
 }  // namespace ACLNN_ISA_NS

@@ -142,6 +142,26 @@ inline void St8(BFloat16* p, __m256 lo, __m256 hi) {
   _mm_storeu_si128(q + 1, Bf16Pack8(hi));
 }
 
+// St8 with non-temporal stores; p 32-byte aligned (fp32) / 16-byte aligned (16-bit).
+inline void St8Stream(float* p, __m256 lo, __m256 hi) { _mm256_stream_ps(p, lo); _mm256_stream_ps(p + 8, hi); }
+inline void St8Stream(Half* p, __m256 lo, __m256 hi) {
+  __m128i* q = reinterpret_cast<__m128i*>(p);
+  _mm_stream_si128(q, _mm256_cvtps_ph(lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  _mm_stream_si128(q + 1, _mm256_cvtps_ph(hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+inline void St8Stream(BFloat16* p, __m256 lo, __m256 hi) {
+  __m128i* q = reinterpret_cast<__m128i*>(p);
+  _mm_stream_si128(q, Bf16Pack8(lo));
+  _mm_stream_si128(q + 1, Bf16Pack8(hi));
+}
+// StoreRows<2> through St8Stream.
+template <typename T>
+__attribute__((always_inline)) inline void StoreRows2Stream(T* p, const __m256* cols) {
+  const __m256 e = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(cols[0]), 0xd8));
+  const __m256 o = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(cols[1]), 0xd8));
+  St8Stream(p, _mm256_unpacklo_ps(e, o), _mm256_unpackhi_ps(e, o));
+}
+
 // 8 rows of kN (row r at p + r * kN) -> cols[c] (lane r = element c of row r).
 template <int kN, typename T>
 __attribute__((always_inline)) inline void LoadRows(const T* p, __m256* cols) {

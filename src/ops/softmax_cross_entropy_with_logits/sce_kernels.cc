@@ -424,6 +424,13 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   const int64_t xrs = kDense ? kC : k.xRowStride, yrs = kDense ? kC : k.yRowStride;
   const int64_t brs = kDense ? kC : k.bpRowStride, ls = kDense ? 1 : k.lossStride;
   alignas(64) float X[kCap * kL], Y[kCap * kL], B[kCap * kL], E[kCap * kL], Lo[kL];
+  // C = 2, dense, beyond the last-level cache: full blocks are written with non-temporal
+  // stores when backprop and loss start on a 64-byte line (then every block does: a block is
+  // 32 elements of backprop and 16 of loss).
+  bool stream = false;
+  if constexpr (kDense && kC == 2)
+    stream = k.tiling.streamBackprop && reinterpret_cast<uintptr_t>(bpb) % 64 == 0 &&
+             reinterpret_cast<uintptr_t>(lb) % 64 == 0;
   for (int64_t blk = a0; blk < a1; blk += kL) {
     const int nr = static_cast<int>(std::min<int64_t>(kL, a1 - blk));
     if constexpr (kDense) {
@@ -434,6 +441,13 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
             kC, [&](int64_t c) { return simd::Load(X + c * kL); },
             [&](int64_t c) { return simd::Load(Y + c * kL); },
             [&](int64_t c, Vf v) { simd::Store(B + c * kL, v); }, E);
+        if constexpr (kC == 2) {
+          if (stream) {
+            simd::StoreRows2Stream(bpb + blk * kC, B);
+            simd::StoreAsStream(lb + blk, loss);
+            continue;
+          }
+        }
         simd::StoreRowsT<kC>(bpb + blk * kC, B);  // after both loads: backprop may be x
         simd::StoreAs(lb + blk, loss);
         continue;
@@ -462,6 +476,7 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
       lb[(blk + r) * ls] = FromFloat<T>(Lo[r]);
     }
   }
+  if (stream) simd::StreamFence();
 }
 
 template <typename T, int kC>

@@ -85,7 +85,9 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
   // Features, labels and backprop beyond the last-level cache: backprop would not survive.
   // In place, its lines were just read and plain stores need no extra read (measured on
   // [4096,1000] fp32 in place, 2 threads: 1.9 ms plain, 2.9 ms non-temporal).
-  t.streamBackprop = (t.kernel == SceKernel::kRows || t.kernel == SceKernel::kNchwLanes) &&
+  // PackedRows: C = 2 only, whose dense blocks are whole 64-byte lines (other C store pieces).
+  t.streamBackprop = (t.kernel == SceKernel::kRows || t.kernel == SceKernel::kNchwLanes ||
+                      (t.kernel == SceKernel::kPackedRows && t.R == 2)) &&
                     !p.scatterBackprop && !p.backpropAliasesInput && 3 * full > platform.cacheBytes;
   t.offFeatures = Carve(t, t.wsFeatures);
   t.offLabels = Carve(t, t.wsLabels);
