@@ -107,6 +107,17 @@ void RunCase(const Case& c) {
   EXPECT_EQ(f.Values(), x) << Describe(c) << " features changed";
 }
 
+// Element i of a raw buffer of dtype dt: v, rounded to nearest even for the 16-bit types.
+void PutAs(std::vector<uint8_t>& buf, int64_t i, float v, aclnn_portable::SceDtype dt) {
+  using aclnn_portable::SceDtype;
+  if (dt == SceDtype::kFloat) {
+    std::memcpy(&buf[i * 4], &v, 4);
+  } else {
+    const uint16_t b = dt == SceDtype::kHalf ? aclnn_portable::FloatToHalf(v) : aclnn_portable::FloatToBf16(v);
+    std::memcpy(&buf[i * 2], &b, 2);
+  }
+}
+
 }  // namespace
 
 TEST(SceKnownValues, TensorFlowXent) {
@@ -497,14 +508,8 @@ TEST(SceRows, ScratchRecomputeCrossCoreAndStreamingGiveSameBits) {
       for (int64_t i = 0; i < A * R; ++i) {
         float xv = static_cast<float>(rng.Uniform(-30, 30)), yv = static_cast<float>(rng.Uniform(0, 1e-3));
         if (i == 7) xv = 60.0f;  // one dominant class: the other chunks' scales are tiny
-        if (dt == SceDtype::kFloat) {
-          std::memcpy(&x[i * 4], &xv, 4);
-          std::memcpy(&y[i * 4], &yv, 4);
-        } else {
-          const uint16_t xb = FloatToBf16(xv), yb = FloatToBf16(yv);
-          std::memcpy(&x[i * 2], &xb, 2);
-          std::memcpy(&y[i * 2], &yb, 2);
-        }
+        PutAs(x, i, xv, dt);
+        PutAs(y, i, yv, dt);
       }
       SceProblem p;
       p.dtypeBytes = static_cast<int32_t>(es);
@@ -576,15 +581,8 @@ TEST(SceNchw, StreamingAndBlockSplitGiveSameBits) {
       aclnn_test::Rng rng(static_cast<uint64_t>(C));
       for (int64_t i = 0; i < E; ++i) {
         const float xv = static_cast<float>(rng.Uniform(-8, 8)), yv = static_cast<float>(rng.Uniform(0, 0.2));
-        if (dt == SceDtype::kFloat) {
-          std::memcpy(&x[i * 4], &xv, 4);
-          std::memcpy(&y[i * 4], &yv, 4);
-        } else {
-          const uint16_t xb = dt == SceDtype::kHalf ? FloatToHalf(xv) : FloatToBf16(xv);
-          const uint16_t yb = dt == SceDtype::kHalf ? FloatToHalf(yv) : FloatToBf16(yv);
-          std::memcpy(&x[i * 2], &xb, 2);
-          std::memcpy(&y[i * 2], &yb, 2);
-        }
+        PutAs(x, i, xv, dt);
+        PutAs(y, i, yv, dt);
       }
       SceProblem p;
       p.layout = SceLayout::kNCHW;
@@ -647,15 +645,8 @@ TEST(ScePackedRows, TwoClassStreamingGivesSameBits) {
     for (int64_t i = 0; i < A * C; ++i) {
       float xv = static_cast<float>(rng.Uniform(-12, 12)), yv = static_cast<float>(rng.Uniform(0, 1));
       if (i == 9) xv = NAN;  // a NaN row stays NaN on every path
-      if (dt == SceDtype::kFloat) {
-        std::memcpy(&x[i * 4], &xv, 4);
-        std::memcpy(&y[i * 4], &yv, 4);
-      } else {
-        const uint16_t xb = dt == SceDtype::kHalf ? FloatToHalf(xv) : FloatToBf16(xv);
-        const uint16_t yb = dt == SceDtype::kHalf ? FloatToHalf(yv) : FloatToBf16(yv);
-        std::memcpy(&x[i * 2], &xb, 2);
-        std::memcpy(&y[i * 2], &yb, 2);
-      }
+      PutAs(x, i, xv, dt);
+      PutAs(y, i, yv, dt);
     }
     SceProblem p;
     p.dtypeBytes = static_cast<int32_t>(es);

@@ -257,26 +257,31 @@ __attribute__((always_inline)) inline void LoadRowsT(const T* p, float* cols) {
     }(std::make_integer_sequence<int, (kN + 3) / 4>{});
   }
 }
+// Two class vectors (cols, cols + 16) interleaved back into 16 rows of 2: *a rows 0-7, *b rows 8-15.
+__attribute__((always_inline)) inline void Interleave2(const float* cols, __m512* a, __m512* b) {
+  const __m512 c0 = _mm512_loadu_ps(cols), c1 = _mm512_loadu_ps(cols + 16);
+  const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+  *a = _mm512_permutex2var_ps(c0, lo, c1);
+  *b = _mm512_permutex2var_ps(c0, _mm512_add_epi32(lo, _mm512_set1_epi32(8)), c1);
+}
 // StoreRowsT<2> with non-temporal stores: p 64-byte aligned.
 inline void Store16Stream(float* p, __m512 a) { _mm512_stream_ps(p, a); }
 inline void Store16Stream(Half* p, __m512 a) { StoreHalfBitsStream(reinterpret_cast<uint16_t*>(p), {a}); }
 inline void Store16Stream(BFloat16* p, __m512 a) { StoreBf16BitsStream(reinterpret_cast<uint16_t*>(p), {a}); }
 template <typename T>
 __attribute__((always_inline)) inline void StoreRows2Stream(T* p, const float* cols) {
-  const __m512 c0 = _mm512_loadu_ps(cols), c1 = _mm512_loadu_ps(cols + 16);
-  const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
-  const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
-  Store16Stream(p, _mm512_permutex2var_ps(c0, lo, c1));
-  Store16Stream(p + 16, _mm512_permutex2var_ps(c0, hi, c1));
+  __m512 a, b;
+  Interleave2(cols, &a, &b);
+  Store16Stream(p, a);
+  Store16Stream(p + 16, b);
 }
 template <int kN, typename T>
 __attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
   if constexpr (kN == 2) {
-    const __m512 c0 = _mm512_loadu_ps(cols), c1 = _mm512_loadu_ps(cols + 16);
-    const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
-    const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
-    Store16(p, _mm512_permutex2var_ps(c0, lo, c1));
-    Store16(p + 16, _mm512_permutex2var_ps(c0, hi, c1));
+    __m512 a, b;
+    Interleave2(cols, &a, &b);
+    Store16(p, a);
+    Store16(p + 16, b);
   } else {
     [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
       (rows16::StoreChunk<kN, j>(p, cols), ...);
