@@ -167,7 +167,7 @@ inline Vf ToFloatI(Vi a) { return {_mm512_cvtepi32_ps(a.v)}; }
 inline Mask Less(Vf a, Vf b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ)}; }
 inline Mask Equal(Vf a, Vf b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_EQ_OQ)}; }
 
-// Two rows of 8 pairs each (16 consecutive values of T, widened exactly) as one zmm.
+// 16 consecutive values of T (8 rows of 2), widened exactly, as one zmm; Store16 rounds as StoreAs.
 inline __m512 Load16(const float* p) { return _mm512_loadu_ps(p); }
 inline __m512 Load16(const Half* p) { return LoadHalfBits(reinterpret_cast<const uint16_t*>(p)).v; }
 inline __m512 Load16(const BFloat16* p) { return LoadBf16Bits(reinterpret_cast<const uint16_t*>(p)).v; }
