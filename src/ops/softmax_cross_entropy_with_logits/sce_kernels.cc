@@ -62,28 +62,11 @@ template <typename T, bool kScalar>
 struct RowIn {
   const T* p;
   float v;  // kScalar: the row's value
-  // The features the next stats pass reads (the next chunk of the row, or the next row), or
-  // null. The stats pass is compute-bound (an exp per element) and reads only what the previous
-  // one brought in unless it asks for its successor's lines itself: without that, memory sits
-  // idle while it computes and the exp waits while memory streams (measured on AVX-512 Zen 4,
-  // 2 threads: fp32 [4096,1000] / [1024,32000] / [64,131072] 12-25 % faster, bf16 SplitR
-  // 10-15 %; 16-bit FullLoad rows are fetched by the apply pass already and gained nothing).
-  const T* next = nullptr;
   RowIn(const T* ptr) : p(ptr), v(kScalar ? ToFloat(ptr[0]) : 0.0f) {}
   RowIn Skip(int64_t i) const { RowIn r = *this; if constexpr (!kScalar) r.p = p + i; return r; }
-  RowIn WithNext(const T* q) const { RowIn r = *this; if constexpr (!kScalar) r.next = q; return r; }
   // A hint kRowPrefetch bytes past element i (never faults, even past the end of the data).
   void Prefetch(int64_t i) const {
     if constexpr (!kScalar) __builtin_prefetch(reinterpret_cast<const char*>(p + i) + kRowPrefetch);
-  }
-  // Hints the lines of next[i, i + 32) (two vectors).
-  void PrefetchNext2(int64_t i) const {
-    if constexpr (!kScalar) {
-      if (next) {
-        __builtin_prefetch(next + i);
-        if constexpr (sizeof(T) == 4) __builtin_prefetch(next + i + kL);
-      }
-    }
   }
   Vf At(int64_t i) const {
     if constexpr (kScalar) return simd::Set(v);
@@ -143,8 +126,17 @@ float ChunkMax(const In& x, int64_t n) {
 // receives exp(x - max).
 // x is taken by value: the intrinsic stores may alias anything, so a referenced row would be
 // reloaded after each of them.
-template <bool kStore, typename In>
-ChunkStat ChunkStatsT(const In x, int64_t n, float* es) {
+//
+// next (kNext): the features the next stats pass reads (the next chunk of the row, or the next
+// row), as many elements ahead as the chunk is long. The pass is compute-bound (an exp per
+// element) and finds in the cache only what the hardware prefetchers fetched while it loaded,
+// so it asks for its successor's lines while it computes: otherwise memory idles during the
+// exp and the exp waits for memory in the next pass (measured on AVX-512 Zen 4, 2 threads:
+// fp32 [4096,1000] / [1024,32000] / [64,131072] 12-25 % faster, bf16 SplitR 10-15 %; 16-bit
+// FullLoad rows, which the apply pass fetches already, were 2-20 % slower: not used there).
+template <bool kStore, bool kNext, typename In>
+ChunkStat ChunkStatsT(const In x, int64_t n, float* es, const char* next) {
+  constexpr int64_t kElemBytes = sizeof(*x.p);
   const int64_t nv = n / kL;
   const int tail = static_cast<int>(n % kL);
   const float m = ChunkMax(x, n);
@@ -158,7 +150,10 @@ ChunkStat ChunkStatsT(const In x, int64_t n, float* es) {
   };
   int64_t j = 0;
   for (; j + 2 <= nv; j += 2) {
-    x.PrefetchNext2(kL * j);
+    if constexpr (kNext) {  // the lines of two vectors
+      __builtin_prefetch(next + kL * j * kElemBytes);
+      if constexpr (kElemBytes == 4) __builtin_prefetch(next + kL * (j + 1) * kElemBytes);
+    }
     step(j, sa[0]);
     step(j + 1, sa[1]);
   }
@@ -174,10 +169,12 @@ ChunkStat ChunkStatsT(const In x, int64_t n, float* es) {
   return {m, static_cast<double>(k) + static_cast<double>(t), k, t};
 }
 
-// es (optional) receives exp(x - max).
-template <typename In>
-ChunkStat ChunkStats(const In& x, int64_t n, float* es) {
-  return es ? ChunkStatsT<true>(x, n, es) : ChunkStatsT<false>(x, n, nullptr);
+// es (optional) receives exp(x - max); next (optional): see ChunkStatsT.
+template <typename In, typename T>
+ChunkStat ChunkStats(const In& x, int64_t n, float* es, const T* next) {
+  const char* nx = reinterpret_cast<const char*>(next);
+  if (next) return es ? ChunkStatsT<true, true>(x, n, es, nx) : ChunkStatsT<false, true>(x, n, nullptr, nx);
+  return es ? ChunkStatsT<true, false>(x, n, es, nullptr) : ChunkStatsT<false, false>(x, n, nullptr, nullptr);
 }
 
 // Writes backprop = e * scale - y over one chunk and returns its loss part
@@ -268,12 +265,11 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
     const RowIn<T, kYS> y(yb + a * k.yRowStride);
     T* bp = bpb + a * k.bpRowStride;
     double loss = 0.0;
-    const T* nextRow = a + 1 < a1 ? xb + (a + 1) * k.xRowStride : nullptr;
-    auto chunkX = [&](int64_t c) {  // SplitR: chunk c, asking for chunk c + 1 or the next row
-      return x.Skip(c * kSceChunk).WithNext(c + 1 < t.rLoopTime ? x.p + (c + 1) * kSceChunk : nextRow);
-    };
+    // What the stats pass after this one reads (none for broadcast features).
+    const T* nextRow = !kXS && a + 1 < a1 ? xb + (a + 1) * k.xRowStride : nullptr;
+    auto nextChunk = [&](int64_t c) { return !kXS && c + 1 < t.rLoopTime ? x.p + (c + 1) * kSceChunk : nextRow; };
     if (R <= kSceChunk) {  // FullLoad: the row stays in L1 between the passes
-      const ChunkStat st = ChunkStats(sizeof(T) == 4 ? x.WithNext(nextRow) : x, R, es);
+      const ChunkStat st = ChunkStats(x, R, es, sizeof(T) == 4 ? nextRow : nullptr);
       const SceRowRecord row = SceOnline::One(st.m, st.s).Finish();
       loss += ChunkApply(x, y, out.To(bp), R, row.m, row.L, row.inv, es, row.m);
       out.Done(bp, R);
@@ -281,7 +277,7 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
       SceOnline online;
       if (ex == nullptr) {  // no scratch (rows too long for it): the apply pass recomputes exp
         for (int64_t c = 0; c < t.rLoopTime; ++c) {
-          const ChunkStat st = ChunkStats(chunkX(c), ChunkLen(t, c), nullptr);
+          const ChunkStat st = ChunkStats(x.Skip(c * kSceChunk), ChunkLen(t, c), nullptr, nextChunk(c));
           online.Add(st.m, st.s);
         }
         const SceRowRecord row = online.Finish();
@@ -295,7 +291,7 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
         }
       } else {
         for (int64_t c = 0; c < t.rLoopTime; ++c) {
-          const ChunkStat st = ChunkStats(chunkX(c), ChunkLen(t, c), ex + c * kSceChunk);
+          const ChunkStat st = ChunkStats(x.Skip(c * kSceChunk), ChunkLen(t, c), ex + c * kSceChunk, nextChunk(c));
           mc[c] = st.m;
           online.Add(st.m, st.s);
         }
@@ -339,9 +335,10 @@ void SplitPhase(const SceKernelArgs& k, int phase, int64_t task) {
   float* ex = k.expScratch ? k.expScratch + a * t.expScratchStride + c * kSceChunk : nullptr;
   if (phase == 0) {
     // The next task of the block is the next chunk, or the next row's first.
-    const T* next = c + 1 < K ? x.p + kSceChunk
+    const T* next = kXS ? nullptr
+                  : c + 1 < K ? x.p + kSceChunk
                   : a + 1 < t.A ? static_cast<const T*>(k.x) + (a + 1) * k.xRowStride : nullptr;
-    const ChunkStat st = ChunkStats(x.WithNext(next), ChunkLen(t, c), ex);
+    const ChunkStat st = ChunkStats(x, ChunkLen(t, c), ex, next);
     rec.m = st.m;
     rec.k = st.k;
     rec.t = st.t;
