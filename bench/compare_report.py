@@ -472,7 +472,11 @@ def write(results, meta, out_path, chart_path, args):
            " (oneDNN; without it the oneDNN column is empty). The Google Benchmark binaries of every kernel"
            " variant are `build-bench/bench/bench_sce` and `build-bench/bench/bench_mhc` (`ninja -C"
            " build-bench bench_sce bench_mhc`; they take the usual `--benchmark_filter=`...; threads from"
-           " `ACLNN_PORTABLE_NUM_THREADS`).", "",
+           " `ACLNN_PORTABLE_NUM_THREADS`). `build-bench/bench/bench_stream` (threads from"
+           " `OMP_NUM_THREADS`) measures, beside glibc's memcpy, the bandwidth of minimal kernels with the"
+           " operators' traffic mixes (2 reads + 1 non-temporal write for SCE; N (+ 1) reads + 1 write;"
+           " 1 read + N writes): where it beats memcpy, \"% of roofline\" understates how far a row is"
+           " from the memory bound.", "",
            "## Method", "",
            METHOD.format(malloc=" ".join("%s=%s" % kv for kv in sorted(m["malloc_env"].items())),
                          min_sample="%g" % (args.min_sample_ms or 1.0),
