@@ -133,7 +133,7 @@ float ChunkMax(const In& x, int64_t n) {
 // so it asks for its successor's lines while it computes: otherwise memory idles during the
 // exp and the exp waits for memory in the next pass (measured on AVX-512 Zen 4, 2 threads:
 // fp32 [4096,1000] / [1024,32000] / [64,131072] 12-25 % faster, bf16 SplitR 10-15 %; 16-bit
-// FullLoad rows, which the apply pass fetches already, were 2-20 % slower: not used there).
+// FullLoad, compute-bound at its in-cache rate, unchanged).
 template <bool kStore, bool kNext, typename In>
 ChunkStat ChunkStatsT(const In x, int64_t n, float* es, const char* next) {
   constexpr int64_t kElemBytes = sizeof(*x.p);
@@ -292,7 +292,7 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
     const T* nextRow = !kXS && a + 1 < a1 ? xb + (a + 1) * k.xRowStride : nullptr;
     auto nextChunk = [&](int64_t c) { return !kXS && c + 1 < t.rLoopTime ? x.p + (c + 1) * kSceChunk : nextRow; };
     if (R <= kSceChunk) {  // FullLoad: the row stays in L1 between the passes
-      const ChunkStat st = ChunkStats(x, R, es, sizeof(T) == 4 ? nextRow : nullptr);
+      const ChunkStat st = ChunkStats(x, R, es, nextRow);
       const SceRowRecord row = SceOnline::One(st.m, st.s).Finish();
       loss += ChunkApply<false>(x, y, out, bp, R, row.m, row.L, row.inv, es, row.m);
     } else {  // SplitR: online (max, sum) per chunk, then one apply pass
