@@ -32,8 +32,8 @@ constexpr int64_t kNchwScratch = 8192;
 constexpr int64_t kNchwWide = 8;
 // NCHW software prefetch distance along a class row, in bytes (past the 4 KiB pages the
 // hardware prefetchers stop at), into L2 (prefetcht1: 2 C rows x 4 KiB ahead is more than L1
-// holds; measured on AVX-512 Zen 4, [8,19,256,256] fp32 / bf16 on 2 threads, 15-30 % faster
-// than into L1, where the lines evicted the scratch).
+// holds; measured on AVX-512 Zen 4, [8,19,256,256] fp32 / bf16 on 2 threads, about 20 %
+// faster than into L1, where the lines evicted the scratch).
 constexpr int64_t kNchwPrefetch = 4096;
 constexpr int kToL2 = 2;  // __builtin_prefetch locality 2 = prefetcht1
 // Row path: the apply pass fetches features and labels this many bytes ahead. A FullLoad row of
@@ -132,8 +132,8 @@ float ChunkMax(const In& x, int64_t n) {
 // element) and finds in the cache only what the hardware prefetchers fetched while it loaded,
 // so it asks for its successor's lines while it computes: otherwise memory idles during the
 // exp and the exp waits for memory in the next pass (measured on AVX-512 Zen 4, 2 threads:
-// fp32 [4096,1000] / [1024,32000] / [64,131072] 12-25 % faster, bf16 SplitR 10-15 %; 16-bit
-// FullLoad, compute-bound at its in-cache rate, unchanged).
+// fp32 [4096,1000] / [65536,1000] / [1024,32000] / [64,131072] 0.68 / 0.82 / 0.77 / 0.82x the
+// time, bf16 SplitR 0.83-0.86x; 16-bit FullLoad, compute-bound at its in-cache rate, unchanged).
 template <bool kStore, bool kNext, typename In>
 ChunkStat ChunkStatsT(const In x, int64_t n, float* es, const char* next) {
   constexpr int64_t kElemBytes = sizeof(*x.p);
@@ -186,8 +186,8 @@ ChunkStat ChunkStats(const In& x, int64_t n, float* es, const T* next) {
 // kStream: bp is an L1 stage and dst the backprop in memory; the stage is copied out with
 // non-temporal stores at the end, and with kPieces every 16 vectors too (at 64-byte boundaries
 // of dst), so that the loads of a long chunk and its stores to memory overlap. Measured on
-// AVX-512 Zen 4, 2 threads: SplitR 3-9 % faster in pieces; FullLoad rows of 1000 classes 2-16 %
-// slower (four copies per row instead of one), so FullLoad copies once.
+// AVX-512 Zen 4, 2 threads: SplitR 0.87-0.96x the time in pieces; FullLoad rows of 1000
+// classes 2-16 % slower (four copies per row instead of one), so FullLoad copies once.
 template <bool kLoad, bool kStream, bool kPieces, typename T, typename InX, typename InY>
 float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, int64_t n, float m, float L, float scale,
                   const float* es, float mExp) {
