@@ -253,13 +253,13 @@ struct BpOut {
   T* stage;
 };
 
-// kSplit: a SplitR chunk (streamed out in pieces, see ChunkApplyT).
-template <bool kSplit = true, typename T, typename InX, typename InY>
+// kPieces: stream a SplitR chunk out in pieces (see ChunkApplyT); FullLoad rows copy once.
+template <bool kPieces, typename T, typename InX, typename InY>
 float ChunkApply(const InX& x, const InY& y, const BpOut<T>& out, T* bp, int64_t n, float m, float L,
                  float scale, const float* es, float mExp) {
   if (out.stream)
-    return es ? ChunkApplyT<true, true, kSplit>(x, y, out.stage, bp, n, m, L, scale, es, mExp)
-              : ChunkApplyT<false, true, kSplit>(x, y, out.stage, bp, n, m, L, scale, nullptr, mExp);
+    return es ? ChunkApplyT<true, true, kPieces>(x, y, out.stage, bp, n, m, L, scale, es, mExp)
+              : ChunkApplyT<false, true, kPieces>(x, y, out.stage, bp, n, m, L, scale, nullptr, mExp);
   T* const none = nullptr;
   return es ? ChunkApplyT<true, false, false>(x, y, bp, none, n, m, L, scale, es, mExp)
             : ChunkApplyT<false, false, false>(x, y, bp, none, n, m, L, scale, nullptr, mExp);
@@ -306,7 +306,7 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
         for (int64_t c = 0; c < t.rLoopTime; ++c) {
           // The chunk maximum again (a max pass, cheap next to the exp it saves storing).
           const float m = ChunkMax(x.Skip(c * kSceChunk), ChunkLen(t, c));
-          loss += ChunkApply(x.Skip(c * kSceChunk), y.Skip(c * kSceChunk), out, bp + c * kSceChunk,
+          loss += ChunkApply<true>(x.Skip(c * kSceChunk), y.Skip(c * kSceChunk), out, bp + c * kSceChunk,
                              ChunkLen(t, c), row.m, row.L, SceChunkScale(m, row), nullptr,
                              ChunkExpRef(m));
         }
@@ -318,7 +318,7 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
         }
         const SceRowRecord row = online.Finish();
         for (int64_t c = 0; c < t.rLoopTime; ++c) {
-          loss += ChunkApply(x.Skip(c * kSceChunk), y.Skip(c * kSceChunk), out, bp + c * kSceChunk,
+          loss += ChunkApply<true>(x.Skip(c * kSceChunk), y.Skip(c * kSceChunk), out, bp + c * kSceChunk,
                              ChunkLen(t, c), row.m, row.L, SceChunkScale(mc[c], row),
                              ex + c * kSceChunk, ChunkExpRef(mc[c]));
         }
@@ -369,7 +369,7 @@ void SplitPhase(const SceKernelArgs& k, int phase, int64_t task) {
     const SceRowRecord& row = k.rows[a];
     alignas(64) T stage[kSceChunk];
     const BpOut<T> out{t.streamBackprop, stage};
-    rec.lossPart = ChunkApply(x, y, out, bp, ChunkLen(t, c), row.m, row.L, SceChunkScale(rec.m, row),
+    rec.lossPart = ChunkApply<true>(x, y, out, bp, ChunkLen(t, c), row.m, row.L, SceChunkScale(rec.m, row),
                               ex, ChunkExpRef(rec.m));
     if (out.stream) simd::StreamFence();
   }
