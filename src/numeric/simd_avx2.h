@@ -128,6 +128,7 @@ ACLNN_AVX2_BINARY(Max, _mm256_max_ps)
 ACLNN_AVX2_BINARY(Min, _mm256_min_ps)
 #undef ACLNN_AVX2_BINARY
 inline Vf MulAdd(Vf a, Vf b, Vf c) { return {_mm256_fmadd_ps(a.lo, b.lo, c.lo), _mm256_fmadd_ps(a.hi, b.hi, c.hi)}; }
+inline Vf MulSub(Vf a, Vf b, Vf c) { return {_mm256_fmsub_ps(a.lo, b.lo, c.lo), _mm256_fmsub_ps(a.hi, b.hi, c.hi)}; }
 inline Vf Round(Vf a) {
   return {_mm256_round_ps(a.lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
           _mm256_round_ps(a.hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)};

@@ -73,6 +73,7 @@ inline Vf Sub(Vf a, Vf b) { return {_mm512_sub_ps(a.v, b.v)}; }
 inline Vf Mul(Vf a, Vf b) { return {_mm512_mul_ps(a.v, b.v)}; }
 inline Vf Div(Vf a, Vf b) { return {_mm512_div_ps(a.v, b.v)}; }
 inline Vf MulAdd(Vf a, Vf b, Vf c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
+inline Vf MulSub(Vf a, Vf b, Vf c) { return {_mm512_fmsub_ps(a.v, b.v, c.v)}; }
 // x86 semantics on every ISA: when either input is NaN the result is b.
 inline Vf Max(Vf a, Vf b) { return {_mm512_max_ps(a.v, b.v)}; }
 inline Vf Min(Vf a, Vf b) { return {_mm512_min_ps(a.v, b.v)}; }

@@ -50,6 +50,7 @@ inline Vf Sub(Vf a, Vf b) { ACLNN_FOR_LANES a.v[i] = a.v[i] - b.v[i]; return a; 
 inline Vf Mul(Vf a, Vf b) { ACLNN_FOR_LANES a.v[i] = a.v[i] * b.v[i]; return a; }
 inline Vf Div(Vf a, Vf b) { ACLNN_FOR_LANES a.v[i] = a.v[i] / b.v[i]; return a; }
 inline Vf MulAdd(Vf a, Vf b, Vf c) { ACLNN_FOR_LANES a.v[i] = std::fma(a.v[i], b.v[i], c.v[i]); return a; }
+inline Vf MulSub(Vf a, Vf b, Vf c) { ACLNN_FOR_LANES a.v[i] = std::fma(a.v[i], b.v[i], -c.v[i]); return a; }
 // x86 MAXPS/MINPS semantics: when either input is NaN the result is b.
 inline float MaxLane(float a, float b) { return a > b ? a : b; }
 inline float MinLane(float a, float b) { return a < b ? a : b; }
