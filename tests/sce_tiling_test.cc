@@ -94,8 +94,32 @@ TEST(SceTiling, Table) {
       EXPECT_EQ(t.blockFactor * (t.realCoreNum - 1) + t.tailBlockFactor, t.splitRAcrossCores ? t.splitTasks : t.A);
       EXPECT_GT(t.tailBlockFactor, 0);
       EXPECT_LE(t.realCoreNum, r.platform.coreNum);
+      // Pieces: whole blocks where a block owns scratch or cross-core tasks, else about
+      // kScePieceElems elements (16-row multiples for the lane kernels), never more than a block.
+      EXPECT_GT(t.pieceFactor, 0);
+      EXPECT_LE(t.pieceFactor, t.blockFactor);
+      if (t.schId == SceSchedule::kSplitR) EXPECT_EQ(t.pieceFactor, t.blockFactor);
+      else if (t.pieceFactor < t.blockFactor)
+        EXPECT_GE(t.pieceFactor * std::max<int64_t>(t.R, 1), kScePieceElems - std::max<int64_t>(t.R, 1));
+      if (t.kernel == SceKernel::kNchwLanes) EXPECT_GE(t.pieceFactor, std::min(t.blockFactor, kSceNchwPiecePositions));
+      if (t.kernel == SceKernel::kPackedRows || t.kernel == SceKernel::kNchwLanes)
+        EXPECT_TRUE(t.pieceFactor % 16 == 0 || t.pieceFactor == t.blockFactor);
     }
   }
+}
+
+// Dynamic pieces: 65536 / R rows (16-row multiples for the lane kernels), capped at a block;
+// SplitR keeps whole blocks (the serial path's scratch row per block, the cross-core tasks).
+TEST(SceTiling, PieceFactor) {
+  EXPECT_EQ(PlanSce(Nd(4096, 1000), kThisLike).pieceFactor, 65);
+  EXPECT_EQ(PlanSce(Nd(65536, 10), kThisLike).pieceFactor, 6560);      // 6553 -> 6560
+  EXPECT_EQ(PlanSce(Nd(1048576, 2), kThisLike).pieceFactor, 32768);
+  EXPECT_EQ(PlanSce(Nchw(8, 19, 256, 256), kThisLike).pieceFactor, 32768);  // at least 32768 positions
+  EXPECT_EQ(PlanSce(Nchw(2, 3, 100, 100), kThisLike).pieceFactor, 10000);   // a block (10000) is less
+  EXPECT_EQ(PlanSce(Nd(16, 4), kThisLike).pieceFactor, 16);           // one block, on the caller
+  EXPECT_EQ(PlanSce(Nd(1024, 32000), kThisLike).pieceFactor, 512);    // SplitR: the block
+  EXPECT_EQ(PlanSce(Nd(4, 1 << 20), kThisLike).pieceFactor, 2);
+  EXPECT_EQ(PlanSce(Nd(1, 131072), kThisLike).pieceFactor, 16);       // cross-core: 16 tasks a block
 }
 
 TEST(SceTiling, BroadcastFlags) {

@@ -195,9 +195,9 @@ class SceOpPlan final : public OpPlan {
       }
     } else {
       const auto fn = run_block;
-      const int64_t bf = tiling.blockFactor, A = tiling.A;
-      pool.ParallelFor(tiling.realCoreNum, workers, [&](int64_t task) {
-        fn(k, task * bf, std::min(A, (task + 1) * bf));
+      const int64_t pf = tiling.pieceFactor, A = tiling.A;
+      pool.ParallelFor((A + pf - 1) / pf, workers, [&](int64_t piece) {
+        fn(k, piece * pf, std::min(A, (piece + 1) * pf));
       });
     }
     for (int i : {kLoss, kBackprop})

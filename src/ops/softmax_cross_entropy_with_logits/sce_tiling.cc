@@ -67,6 +67,16 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
     t.realCoreNum = CeilDiv(t.splitTasks, t.blockFactor);
     t.tailBlockFactor = t.splitTasks - t.blockFactor * (t.realCoreNum - 1);
   }
+  // Dynamic pieces where rows are independent and own no workspace (see SceTiling::pieceFactor).
+  t.pieceFactor = t.blockFactor;
+  if (!split) {
+    int64_t piece = std::max<int64_t>(1, kScePieceElems / rowElems);
+    // NCHW reads C class rows per position run, each prefetched 4 KiB ahead from its start: runs
+    // of at least kSceNchwPiecePositions keep that unprefetched start a small part of the piece.
+    if (t.kernel == SceKernel::kNchwLanes) piece = std::max(piece, kSceNchwPiecePositions);
+    if (t.kernel == SceKernel::kPackedRows || t.kernel == SceKernel::kNchwLanes) piece = CeilDiv(piece, 16) * 16;
+    t.pieceFactor = std::min(t.blockFactor, piece);
+  }
 
   const uint64_t es = static_cast<uint64_t>(p.dtypeBytes);
   const uint64_t full = static_cast<uint64_t>(p.N * t.R * t.HW) * es;

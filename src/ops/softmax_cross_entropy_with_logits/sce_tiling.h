@@ -35,6 +35,11 @@ constexpr int64_t kScePackedMaxC = 16;
 // A core is only used when it gets at least this many elements: waking a worker costs more
 // than computing a small problem (the CANN sample [16, 4] runs on the caller alone).
 constexpr int64_t kSceMinElemsPerCore = 32768;
+// Elements per piece of work a worker claims at a time (see SceTiling::pieceFactor): ~15-40 us of
+// work, against one atomic increment per piece.
+constexpr int64_t kScePieceElems = 65536;
+// NCHW pieces span at least this many positions (128 KiB of each fp32 class row).
+constexpr int64_t kSceNchwPiecePositions = 32768;
 
 enum class SceLayout : int32_t { kND = 0, kNCHW = 1 };
 enum class SceSchedule : int32_t { kEmpty = 0, kFullLoad = 1, kSplitR = 2 };
@@ -70,6 +75,13 @@ struct SceTiling {
   int64_t A = 0, R = 0;
   int64_t HW = 1;  // NCHW: class stride and positions per image; ND: 1
   int64_t useCoreNum = 0, blockFactor = 0, realCoreNum = 0, tailBlockFactor = 0;
+  // Rows (positions) per piece: the useCoreNum workers claim pieces of the A rows one at a time
+  // (dynamic scheduling, so a core that another tenant slows down takes fewer pieces; every row's
+  // bits are the same in any piece). pieceFactor = blockFactor (the seed's one block per core)
+  // where a block owns workspace (the serial SplitR exp scratch row) or tasks share a core's
+  // cache across phases (cross-core SplitR); otherwise about kScePieceElems elements, a multiple
+  // of 16 for the lane kernels.
+  int64_t pieceFactor = 0;
   // SplitR: the class chunk, chunks per row, the last chunk's length.
   int64_t rUbNumFactor = 0, rLoopTime = 0, rLoopTile = 0;
   // SplitR with A < coreNum: (row, chunk) tasks on all cores; blockFactor, realCoreNum and
