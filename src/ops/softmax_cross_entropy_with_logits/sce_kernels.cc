@@ -246,17 +246,18 @@ float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, int64_t n, float m, f
     x.Prefetch(kL * jj);
     y.Prefetch(kL * jj);
     const Vf yv = y.At(kL * jj);
+    Vf e, z;  // exp(x - mExp), x - m
     if constexpr (kZ) {
-      simd::StoreAs(bp + kL * jj, simd::MulSub(simd::Load(es + kL * jj), Scale, yv));
-      acc = simd::MulAdd(yv, simd::Sub(Lv, simd::Load(zs + kL * jj)), acc);
-      return;
+      e = simd::Load(es + kL * jj);
+      z = simd::Load(zs + kL * jj);
+    } else {
+      const Vf xv = x.At(kL * jj);
+      if constexpr (kLoad) e = simd::Load(es + kL * jj);
+      else e = simd::ExpNonPositive(simd::Sub(xv, Me));
+      z = simd::Sub(xv, M);
     }
-    const Vf xv = x.At(kL * jj);
-    Vf e;
-    if constexpr (kLoad) e = simd::Load(es + kL * jj);
-    else e = simd::ExpNonPositive(simd::Sub(xv, Me));
     simd::StoreAs(bp + kL * jj, simd::MulSub(e, Scale, yv));
-    acc = simd::MulAdd(yv, simd::Sub(Lv, simd::Sub(xv, M)), acc);
+    acc = simd::MulAdd(yv, simd::Sub(Lv, z), acc);
   };
   int64_t j = 0;
   for (; j + 4 <= nv; j += 4) {
@@ -271,13 +272,21 @@ float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, int64_t n, float m, f
   if (j < nv) step(j++, la[1]);
   if (j < nv) step(j++, la[2]);
   if (tail) {
-    // Padded lanes: x = 0, y = 0 add 0 * finite = 0 to the loss; their backprop is not stored.
-    const Vf xv = x.Tail(kL * nv, tail, 0.0f), yv = y.Tail(kL * nv, tail, 0.0f);
-    Vf e;
-    if constexpr (kLoad) e = simd::Load(es + kL * nv);
-    else e = simd::ExpNonPositive(simd::Sub(xv, Me));
+    // Padded lanes: y = 0 and a finite z (x = 0, or z = 0 from the stage) add 0 to the loss;
+    // their backprop is not stored.
+    const Vf yv = y.Tail(kL * nv, tail, 0.0f);
+    Vf e, z;
+    if constexpr (kZ) {
+      e = simd::Load(es + kL * nv);
+      z = simd::LoadN(zs + kL * nv, tail, 0.0f);
+    } else {
+      const Vf xv = x.Tail(kL * nv, tail, 0.0f);
+      if constexpr (kLoad) e = simd::Load(es + kL * nv);
+      else e = simd::ExpNonPositive(simd::Sub(xv, Me));
+      z = simd::Sub(xv, M);
+    }
     simd::StoreAsN(bp + kL * nv, simd::MulSub(e, Scale, yv), tail);
-    const Vf d = simd::Sub(Lv, kZ ? simd::LoadN(zs + kL * nv, tail, 0.0f) : simd::Sub(xv, M));
+    const Vf d = simd::Sub(Lv, z);
     UpdateAt(la, nv, [&](Vf a) { return simd::MulAdd(yv, d, a); });
   }
   flush(n);
