@@ -62,6 +62,8 @@ def machine_info(args, torch, lib, load_start, load_end, seconds):
     flags = next((l.split(":", 1)[1].split() for l in _read("/proc/cpuinfo").splitlines()
                   if l.startswith("flags")), [])
     isa = "avx512" if "avx512f" in flags and "avx512bw" in flags else ("avx2" if "avx2" in flags else "scalar")
+    if isa == "avx512" and "avx512_bf16" in flags:
+        isa = "avx512bf16"
     cache_txt = ", ".join("L%d%s %s x%d" % (lvl, "d" if typ == "Data" else ("i" if typ == "Instruction" else ""),
                                             _human(size), inst) for lvl, typ, size, inst in caches())
     mem_kb = next((l.split(":")[1].split()[0] for l in _read("/proc/meminfo").splitlines()

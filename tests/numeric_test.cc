@@ -50,6 +50,35 @@ TEST(Bf16, RoundsToNearestEven) {
   EXPECT_TRUE(std::isnan(Bf16ToFloat(FloatToBf16(NAN))));
 }
 
+// The vector fp32 -> bf16 rounding of every ISA and store (avx512bf16: vcvtneps2bf16 /
+// vcvtne2ps2bf16, with the integer path for vectors holding a subnormal) gives FloatToBf16's
+// bits for every upper half-word with the lower half-words that decide the rounding: exact, just
+// below / at / above the tie, and all ones. In order, so most vectors are all-normal and those of
+// the subnormal ranges are not; then shuffled, so subnormals, NaNs and normals share vectors.
+TEST(Simd, Bf16RoundingOfEveryUpperHalf) {
+  std::vector<float> in;
+  for (uint32_t hi = 0; hi < 65536; ++hi)
+    for (uint32_t lo : {0x0000u, 0x0001u, 0x7fffu, 0x8000u, 0x8001u, 0xffffu}) in.push_back(BitsToFloat(hi << 16 | lo));
+  std::vector<float> shuffled = in;
+  aclnn_test::Rng rng(11);
+  for (size_t i = shuffled.size() - 1; i > 0; --i) std::swap(shuffled[i], shuffled[rng.Next() % (i + 1)]);
+  for (const std::vector<float>* v : {&in, &shuffled})
+    for (Isa isa : aclnn_test::SupportedIsas())
+      for (Bf16Store way : {Bf16Store::kSingle, Bf16Store::kPair, Bf16Store::kRows}) {
+        std::vector<uint16_t> b(v->size());
+        ProbeToBf16(isa, v->data(), b.data(), v->size(), way);
+        size_t bad = 0;
+        for (size_t i = 0; i < v->size(); ++i) {
+          size_t src = i;  // kRows: output i = 256 blk + 16 r + c holds input 256 blk + 16 c + r
+          if (way == Bf16Store::kRows && i < v->size() / 256 * 256) src = i / 256 * 256 + i % 16 * 16 + i % 256 / 16;
+          if (b[i] != FloatToBf16((*v)[src]) && bad++ < 5)
+            ADD_FAILURE() << IsaName(isa) << " way " << static_cast<int>(way) << " bits 0x" << std::hex
+                          << FloatBits((*v)[src]) << " gave 0x" << b[i] << " want 0x" << FloatToBf16((*v)[src]);
+        }
+        EXPECT_EQ(bad, 0u) << IsaName(isa) << " way " << static_cast<int>(way);
+      }
+}
+
 // The vector conversions and Exp of every ISA give the scalar bits.
 TEST(Simd, ConversionsAndExpAgreeAcrossIsas) {
   std::vector<float> in;

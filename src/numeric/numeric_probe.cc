@@ -7,34 +7,22 @@ namespace aclnn_portable {
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeExp(const float*, float*, size_t))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeExpNonPositive(const float*, float*, size_t))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeToHalf(const float*, uint16_t*, size_t))
-ACLNN_DECLARE_FOR_EACH_ISA(void ProbeToBf16(const float*, uint16_t*, size_t))
+ACLNN_DECLARE_FOR_EACH_ISA(void ProbeToBf16(const float*, uint16_t*, size_t, int))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeLog(const float*, float*, size_t))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeLogPositiveNormal(const float*, float*, size_t))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeRows(int, int, const void*, float*, const float*, void*))
 
-namespace {
-template <typename Fn>
-Fn Pick(Isa isa, Fn s, Fn a2, Fn a512) {
-#if defined(ACLNN_HAVE_X86_KERNELS)
-  if (isa == Isa::kAvx512 && IsaSupported(isa)) return a512;
-  if (isa == Isa::kAvx2 && IsaSupported(isa)) return a2;
-#endif
-  return s;
-}
-}  // namespace
-
-#if defined(ACLNN_HAVE_X86_KERNELS)
-#define ACLNN_PROBE_PICK(isa, fn) Pick(isa, &scalar::fn, &avx2::fn, &avx512::fn)
-#else
-#define ACLNN_PROBE_PICK(isa, fn) (&scalar::fn)
-#endif
+// An ISA this machine lacks runs the portable kernels (tests only probe supported ones).
+#define ACLNN_PROBE_PICK(isa, fn) ACLNN_ISA_SELECT_FOR(IsaSupported(isa) ? (isa) : Isa::kScalar, fn)
 
 void ProbeExp(Isa isa, const float* x, float* y, size_t n) { ACLNN_PROBE_PICK(isa, ProbeExp)(x, y, n); }
 void ProbeExpNonPositive(Isa isa, const float* x, float* y, size_t n) {
   ACLNN_PROBE_PICK(isa, ProbeExpNonPositive)(x, y, n);
 }
 void ProbeToHalf(Isa isa, const float* x, uint16_t* y, size_t n) { ACLNN_PROBE_PICK(isa, ProbeToHalf)(x, y, n); }
-void ProbeToBf16(Isa isa, const float* x, uint16_t* y, size_t n) { ACLNN_PROBE_PICK(isa, ProbeToBf16)(x, y, n); }
+void ProbeToBf16(Isa isa, const float* x, uint16_t* y, size_t n, Bf16Store way) {
+  ACLNN_PROBE_PICK(isa, ProbeToBf16)(x, y, n, static_cast<int>(way));
+}
 void ProbeLog(Isa isa, const float* x, float* y, size_t n) { ACLNN_PROBE_PICK(isa, ProbeLog)(x, y, n); }
 void ProbeLogPositiveNormal(Isa isa, const float* x, float* y, size_t n) {
   ACLNN_PROBE_PICK(isa, ProbeLogPositiveNormal)(x, y, n);

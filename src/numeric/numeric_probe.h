@@ -13,7 +13,11 @@ namespace aclnn_portable {
 void ProbeExp(Isa isa, const float* x, float* y, size_t n);
 void ProbeExpNonPositive(Isa isa, const float* x, float* y, size_t n);
 void ProbeToHalf(Isa isa, const float* x, uint16_t* y, size_t n);
-void ProbeToBf16(Isa isa, const float* x, uint16_t* y, size_t n);
+// The bf16 rounding of simd::StoreBf16Bits (kSingle), StoreAsPair (kPair: 32 values at a time)
+// or StoreRowsT<16> (kRows: each 256 values are 16 vectors of 16, written transposed: y[256 b +
+// 16 r + c] = bf16(x[256 b + 16 c + r])); the rest of n (n % 32 or n % 256) as kSingle.
+enum class Bf16Store { kSingle = 0, kPair = 1, kRows = 2 };
+void ProbeToBf16(Isa isa, const float* x, uint16_t* y, size_t n, Bf16Store way = Bf16Store::kSingle);
 void ProbeLog(Isa isa, const float* x, float* y, size_t n);
 void ProbeLogPositiveNormal(Isa isa, const float* x, float* y, size_t n);
 // simd::LoadRowsT / StoreRowsT on a 16 x n block (n in 1..16) of dtype 0 fp32, 1 fp16, 2 bf16:

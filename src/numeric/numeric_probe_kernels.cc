@@ -34,8 +34,14 @@ void ProbeToHalf(const float* x, uint16_t* y, size_t n) {
   if (i < n) simd::StoreHalfBitsN(y + i, simd::LoadN(x + i, static_cast<int>(n - i), 0.0f), static_cast<int>(n - i));
 }
 
-void ProbeToBf16(const float* x, uint16_t* y, size_t n) {
+void ProbeToBf16(const float* x, uint16_t* y, size_t n, int way) {
   size_t i = 0;
+  if (way == 1) {
+    for (; i + 2 * simd::kLanes <= n; i += 2 * simd::kLanes)
+      simd::StoreAsPair(reinterpret_cast<BFloat16*>(y + i), simd::Load(x + i), simd::Load(x + i + simd::kLanes));
+  } else if (way == 2) {  // blocks of 256 as 16 class vectors -> 16 rows of 16
+    for (; i + 256 <= n; i += 256) simd::StoreRowsT<16>(reinterpret_cast<BFloat16*>(y + i), x + i);
+  }
   for (; i + simd::kLanes <= n; i += simd::kLanes) simd::StoreBf16Bits(y + i, simd::Load(x + i));
   if (i < n) simd::StoreBf16BitsN(y + i, simd::LoadN(x + i, static_cast<int>(n - i), 0.0f), static_cast<int>(n - i));
 }

@@ -43,6 +43,10 @@ inline Vf LoadAsN(const BFloat16* p, int n, float fill) {
 inline void StoreAs(float* p, Vf a) { Store(p, a); }
 inline void StoreAs(Half* p, Vf a) { StoreHalfBits(reinterpret_cast<uint16_t*>(p), a); }
 inline void StoreAs(BFloat16* p, Vf a) { StoreBf16Bits(reinterpret_cast<uint16_t*>(p), a); }
+// a to p and b to p + 16, as two StoreAs (bf16: one instruction for both on AVX512_BF16).
+inline void StoreAsPair(float* p, Vf a, Vf b) { Store(p, a), Store(p + 16, b); }
+inline void StoreAsPair(Half* p, Vf a, Vf b) { StoreAs(p, a), StoreAs(p + 16, b); }
+inline void StoreAsPair(BFloat16* p, Vf a, Vf b) { StoreBf16BitsPair(reinterpret_cast<uint16_t*>(p), a, b); }
 inline void StoreAsN(float* p, Vf a, int n) { StoreN(p, a, n); }
 inline void StoreAsN(Half* p, Vf a, int n) { StoreHalfBitsN(reinterpret_cast<uint16_t*>(p), a, n); }
 inline void StoreAsN(BFloat16* p, Vf a, int n) { StoreBf16BitsN(reinterpret_cast<uint16_t*>(p), a, n); }

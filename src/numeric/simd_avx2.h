@@ -111,6 +111,7 @@ __attribute__((always_inline)) inline __m256i Bf16FromVf(Vf a) {
   return _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xd8);  // packus interleaves per 128
 }
 inline void StoreBf16Bits(uint16_t* p, Vf a) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), Bf16FromVf(a)); }
+inline void StoreBf16BitsPair(uint16_t* p, Vf a, Vf b) { StoreBf16Bits(p, a), StoreBf16Bits(p + 16, b); }
 inline void StoreBf16BitsN(uint16_t* p, Vf a, int n) {
   alignas(32) uint16_t buf[16];
   StoreBf16Bits(buf, a);
@@ -222,6 +223,15 @@ __attribute__((always_inline)) inline void MhcStoreBf16Deint(uint16_t* p, Vf a) 
 __attribute__((always_inline)) inline Vf MhcFromDeint(Vf a) {
   const __m256 lo = _mm256_unpacklo_ps(a.lo, a.hi), hi = _mm256_unpackhi_ps(a.lo, a.hi);  // 0-3 8-11 | 4-7 12-15
   return {_mm256_permute2f128_ps(lo, hi, 0x20), _mm256_permute2f128_ps(lo, hi, 0x31)};
+}
+// Two vectors at once: a to p, b to p + 16 (one instruction for both on AVX512_BF16).
+__attribute__((always_inline)) inline void MhcStoreBf16Pair(uint16_t* p, Vf a, Vf b) {
+  MhcStoreBf16Bits(p, a);
+  MhcStoreBf16Bits(p + 16, b);
+}
+__attribute__((always_inline)) inline void MhcStoreBf16DeintPair(uint16_t* p, Vf a, Vf b) {
+  MhcStoreBf16Deint(p, a);
+  MhcStoreBf16Deint(p + 16, b);
 }
 
 }  // namespace simd

@@ -42,6 +42,7 @@ inline Vf LoadBf16BitsN(const uint16_t* p, int n, float fill) {
   Vf r; ACLNN_FOR_LANES r.v[i] = i < n ? Bf16ToFloat(p[i]) : fill; return r;
 }
 inline void StoreBf16Bits(uint16_t* p, Vf a) { ACLNN_FOR_LANES p[i] = FloatToBf16(a.v[i]); }
+inline void StoreBf16BitsPair(uint16_t* p, Vf a, Vf b) { StoreBf16Bits(p, a), StoreBf16Bits(p + 16, b); }
 inline void StoreBf16BitsN(uint16_t* p, Vf a, int n) { for (int i = 0; i < n && i < 16; ++i) p[i] = FloatToBf16(a.v[i]); }
 inline void StoreBf16BitsStream(uint16_t* p, Vf a) { StoreBf16Bits(p, a); }
 
@@ -105,6 +106,9 @@ inline void MhcStoreBf16BitsStream(uint16_t* p, Vf a) { StoreBf16BitsStream(p, a
 inline Vf MhcLoadBf16Deint(const uint16_t* p) { return LoadBf16Bits(p); }
 inline void MhcStoreBf16Deint(uint16_t* p, Vf a) { StoreBf16Bits(p, a); }
 inline Vf MhcFromDeint(Vf a) { return a; }
+// Two vectors at once: a to p, b to p + 16 (one instruction for both on AVX512_BF16).
+inline void MhcStoreBf16Pair(uint16_t* p, Vf a, Vf b) { StoreBf16BitsPair(p, a, b); }
+inline void MhcStoreBf16DeintPair(uint16_t* p, Vf a, Vf b) { StoreBf16BitsPair(p, a, b); }
 
 }  // namespace simd
 }  // namespace ACLNN_ISA_NS

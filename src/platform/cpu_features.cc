@@ -38,6 +38,14 @@ bool DetectAvx512() {
   const bool f = b & (1u << 16), dq = b & (1u << 17), bw = b & (1u << 30), vl = b & (1u << 31);
   return f && dq && bw && vl;
 }
+
+bool DetectAvx512Bf16() {
+  if (!DetectAvx512()) return false;
+  unsigned a, b, c, d;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || a < 1) return false;  // leaf 7 subleaf 1 exists
+  if (!__get_cpuid_count(7, 1, &a, &b, &c, &d)) return false;
+  return a & (1u << 5);  // AVX512_BF16
+}
 #endif
 
 bool Supported(Isa isa) {
@@ -46,6 +54,7 @@ bool Supported(Isa isa) {
 #if defined(ACLNN_HAVE_X86_KERNELS)
     case Isa::kAvx2: { static const bool s = DetectAvx2(); return s; }
     case Isa::kAvx512: { static const bool s = DetectAvx512(); return s; }
+    case Isa::kAvx512Bf16: { static const bool s = DetectAvx512Bf16(); return s; }
 #else
     default: return false;
 #endif
@@ -53,16 +62,21 @@ bool Supported(Isa isa) {
   return false;
 }
 
+Isa Best() {
+  for (Isa isa : {Isa::kAvx512Bf16, Isa::kAvx512, Isa::kAvx2})
+    if (Supported(isa)) return isa;
+  return Isa::kScalar;
+}
+
 Isa InitialIsa() {
-  Isa best = Isa::kScalar;
-  if (Supported(Isa::kAvx512)) best = Isa::kAvx512;
-  else if (Supported(Isa::kAvx2)) best = Isa::kAvx2;
+  Isa best = Best();
   if (const char* env = std::getenv("ACLNN_PORTABLE_ISA")) {
     Isa want = best;
     if (!std::strcmp(env, "scalar")) want = Isa::kScalar;
     else if (!std::strcmp(env, "avx2")) want = Isa::kAvx2;
     else if (!std::strcmp(env, "avx512")) want = Isa::kAvx512;
-    else std::fprintf(stderr, "aclnn_portable: ignoring ACLNN_PORTABLE_ISA=%s (scalar|avx2|avx512)\n", env);
+    else if (!std::strcmp(env, "avx512bf16")) want = Isa::kAvx512Bf16;
+    else std::fprintf(stderr, "aclnn_portable: ignoring ACLNN_PORTABLE_ISA=%s (scalar|avx2|avx512|avx512bf16)\n", env);
     if (Supported(want)) best = want;
     else std::fprintf(stderr, "aclnn_portable: ACLNN_PORTABLE_ISA=%s is not supported here; using %s\n",
                       env, IsaName(best));
@@ -79,11 +93,7 @@ std::atomic<int>& ActiveSlot() {
 
 bool IsaSupported(Isa isa) { return Supported(isa); }
 
-Isa BestIsa() {
-  if (Supported(Isa::kAvx512)) return Isa::kAvx512;
-  if (Supported(Isa::kAvx2)) return Isa::kAvx2;
-  return Isa::kScalar;
-}
+Isa BestIsa() { return Best(); }
 
 Isa ActiveIsa() { return static_cast<Isa>(ActiveSlot().load(std::memory_order_relaxed)); }
 
@@ -99,6 +109,7 @@ const char* IsaName(Isa isa) {
     case Isa::kScalar: return "scalar";
     case Isa::kAvx2: return "avx2";
     case Isa::kAvx512: return "avx512";
+    case Isa::kAvx512Bf16: return "avx512bf16";
   }
   return "?";
 }

@@ -9,8 +9,9 @@
 namespace aclnn_portable {
 
 template <typename Fn>
-Fn PickIsa(Fn scalar_fn, Fn avx2_fn, Fn avx512_fn) {
-  switch (ActiveIsa()) {
+Fn PickIsaFor(Isa isa, Fn scalar_fn, Fn avx2_fn, Fn avx512_fn, Fn avx512bf16_fn) {
+  switch (isa) {
+    case Isa::kAvx512Bf16: return avx512bf16_fn;
     case Isa::kAvx512: return avx512_fn;
     case Isa::kAvx2: return avx2_fn;
     default: return scalar_fn;
@@ -19,15 +20,20 @@ Fn PickIsa(Fn scalar_fn, Fn avx2_fn, Fn avx512_fn) {
 
 }  // namespace aclnn_portable
 
-// Use inside namespace aclnn_portable: declares `decl` in scalar::, avx2:: and avx512::.
+// Use inside namespace aclnn_portable: declares `decl` in scalar::, avx2::, avx512:: and
+// avx512bf16::.
 #define ACLNN_DECLARE_FOR_EACH_ISA(...) \
   namespace scalar { __VA_ARGS__; }     \
   namespace avx2 { __VA_ARGS__; }       \
-  namespace avx512 { __VA_ARGS__; }
+  namespace avx512 { __VA_ARGS__; }     \
+  namespace avx512bf16 { __VA_ARGS__; }
 
-// Use inside namespace aclnn_portable: a pointer to <isa>::path for the active ISA.
+// Use inside namespace aclnn_portable: a pointer to <isa>::path for the given ISA (which the
+// caller has checked is supported), or for the active one.
 #if defined(ACLNN_HAVE_X86_KERNELS)
-#define ACLNN_ISA_SELECT(path) ::aclnn_portable::PickIsa(&scalar::path, &avx2::path, &avx512::path)
+#define ACLNN_ISA_SELECT_FOR(isa, path) \
+  ::aclnn_portable::PickIsaFor(isa, &scalar::path, &avx2::path, &avx512::path, &avx512bf16::path)
 #else
-#define ACLNN_ISA_SELECT(path) (&scalar::path)
+#define ACLNN_ISA_SELECT_FOR(isa, path) (&scalar::path)
 #endif
+#define ACLNN_ISA_SELECT(path) ACLNN_ISA_SELECT_FOR(::aclnn_portable::ActiveIsa(), path)

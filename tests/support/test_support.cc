@@ -15,7 +15,7 @@ ScopedIsa::~ScopedIsa() { aclnn_portable::TrySetActiveIsa(saved_); }
 
 std::vector<Isa> SupportedIsas() {
   std::vector<Isa> out;
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512})
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512, Isa::kAvx512Bf16})
     if (aclnn_portable::IsaSupported(isa)) out.push_back(isa);
   return out;
 }

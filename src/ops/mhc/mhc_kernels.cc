@@ -69,6 +69,17 @@ __attribute__((always_inline)) inline void StoreOut(T* p, Vf v) {
     simd::StoreAs(p, v);
   }
 }
+// StoreOut of a to p and of b to p + kLanes.
+template <bool kDe, typename T>
+__attribute__((always_inline)) inline void StoreOutPair(T* p, Vf a, Vf b) {
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    uint16_t* q = reinterpret_cast<uint16_t*>(p);
+    if constexpr (kDe) simd::MhcStoreBf16DeintPair(q, a, b);
+    else simd::MhcStoreBf16Pair(q, a, b);
+  } else {
+    simd::StoreAsPair(p, a, b);
+  }
+}
 template <bool kDe>
 __attribute__((always_inline)) inline Vf Natural(Vf v) {
   if constexpr (kDe) return simd::MhcFromDeint(v);
@@ -108,11 +119,7 @@ inline void StoreRange(T* out, int64_t n, bool stream, Full full, Part part) {
   if (stream) {
     for (; i + kLanes <= n; i += kLanes) StreamOut(out + i, full(i));
   } else {
-    for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
-      const Vf a = full(i), b = full(i + kLanes);
-      StoreOut<kDe>(out + i, a);
-      StoreOut<kDe>(out + i + kLanes, b);
-    }
+    for (; i + 2 * kLanes <= n; i += 2 * kLanes) StoreOutPair<kDe>(out + i, full(i), full(i + kLanes));
     for (; i + kLanes <= n; i += kLanes) StoreOut<kDe>(out + i, full(i));
   }
   if (i < n) simd::StoreAsN(out + i, part(i, static_cast<int>(n - i)), static_cast<int>(n - i));
@@ -169,8 +176,12 @@ void PostTaskT(const MhcTiling& t, const MhcPostArgs& a, int64_t task) {
             hv[k] = simd::Set(LoadWeight<H>(a.h, s0 + k));
           }
           int64_t i = 0;
+          for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+            const Vf xa = LoadIn<true>(xc + i), xb = LoadIn<true>(xc + i + kLanes);  // element-wise: the layout is free
+            for (int k = 0; k < G; ++k) StoreOutPair<true>(o[k] + i, simd::Mul(xa, hv[k]), simd::Mul(xb, hv[k]));
+          }
           for (; i + kLanes <= n; i += kLanes) {
-            const Vf xv = LoadIn<true>(xc + i);  // element-wise: the layout is free
+            const Vf xv = LoadIn<true>(xc + i);
             for (int k = 0; k < G; ++k) StoreOut<true>(o[k] + i, simd::Mul(xv, hv[k]));
           }
           if (i < n) {

@@ -242,7 +242,7 @@ float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, int64_t n, float m, f
   const int tail = static_cast<int>(n % kL);
   const Vf M = simd::Set(m), Scale = simd::Set(scale), Lv = simd::Set(L), Me = simd::Set(mExp);
   Vf la[4] = {simd::Zero(), simd::Zero(), simd::Zero(), simd::Zero()};
-  auto step = [&](int64_t jj, Vf& acc) {
+  auto step = [&](int64_t jj, Vf& acc) {  // returns the backprop of vector jj
     x.Prefetch(kL * jj);
     y.Prefetch(kL * jj);
     const Vf yv = y.At(kL * jj);
@@ -256,21 +256,19 @@ float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, int64_t n, float m, f
       else e = simd::ExpNonPositive(simd::Sub(xv, Me));
       z = simd::Sub(xv, M);
     }
-    simd::StoreAs(bp + kL * jj, simd::MulSub(e, Scale, yv));
     acc = simd::MulAdd(yv, simd::Sub(Lv, z), acc);
+    return simd::MulSub(e, Scale, yv);
   };
   int64_t j = 0;
   for (; j + 4 <= nv; j += 4) {
-    step(j, la[0]);
-    step(j + 1, la[1]);
-    step(j + 2, la[2]);
-    step(j + 3, la[3]);
+    simd::StoreAsPair(bp + kL * j, step(j, la[0]), step(j + 1, la[1]));
+    simd::StoreAsPair(bp + kL * (j + 2), step(j + 2, la[2]), step(j + 3, la[3]));
     if constexpr (kPieces)
       if ((j + 4) % 16 == 0) flush(kL * (j + 4));
   }
-  if (j < nv) step(j++, la[0]);  // j % 4 == 0 here
-  if (j < nv) step(j++, la[1]);
-  if (j < nv) step(j++, la[2]);
+  if (j < nv) simd::StoreAs(bp + kL * j, step(j, la[0])), ++j;  // j % 4 == 0 here
+  if (j < nv) simd::StoreAs(bp + kL * j, step(j, la[1])), ++j;
+  if (j < nv) simd::StoreAs(bp + kL * j, step(j, la[2])), ++j;
   if (tail) {
     // Padded lanes: y = 0 and a finite z (x = 0, or z = 0 from the stage) add 0 to the loss;
     // their backprop is not stored.
