@@ -64,13 +64,17 @@ TEST(Simd, Bf16RoundingOfEveryUpperHalf) {
   for (size_t i = shuffled.size() - 1; i > 0; --i) std::swap(shuffled[i], shuffled[rng.Next() % (i + 1)]);
   for (const std::vector<float>* v : {&in, &shuffled})
     for (Isa isa : aclnn_test::SupportedIsas())
-      for (Bf16Store way : {Bf16Store::kSingle, Bf16Store::kPair, Bf16Store::kRows}) {
-        std::vector<uint16_t> b(v->size());
-        ProbeToBf16(isa, v->data(), b.data(), v->size(), way);
+      for (Bf16Store way : {Bf16Store::kSingle, Bf16Store::kPair, Bf16Store::kRows, Bf16Store::kRows2,
+                            Bf16Store::kRows2Stream}) {
+        std::vector<uint16_t> storage(v->size() + 32);
+        uint16_t* b = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 / 2;  // 64-byte aligned
+        ProbeToBf16(isa, v->data(), b, v->size(), way);
         size_t bad = 0;
         for (size_t i = 0; i < v->size(); ++i) {
           size_t src = i;  // kRows: output i = 256 blk + 16 r + c holds input 256 blk + 16 c + r
           if (way == Bf16Store::kRows && i < v->size() / 256 * 256) src = i / 256 * 256 + i % 16 * 16 + i % 256 / 16;
+          if (way == Bf16Store::kRows2 || way == Bf16Store::kRows2Stream)  // 32 blk + 2 r + c <- 32 blk + 16 c + r
+            src = i / 32 * 32 + i % 2 * 16 + i % 32 / 2;
           if (b[i] != FloatToBf16((*v)[src]) && bad++ < 5)
             ADD_FAILURE() << IsaName(isa) << " way " << static_cast<int>(way) << " bits 0x" << std::hex
                           << FloatBits((*v)[src]) << " gave 0x" << b[i] << " want 0x" << FloatToBf16((*v)[src]);

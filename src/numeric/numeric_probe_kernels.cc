@@ -41,6 +41,11 @@ void ProbeToBf16(const float* x, uint16_t* y, size_t n, int way) {
       simd::StoreAsPair(reinterpret_cast<BFloat16*>(y + i), simd::Load(x + i), simd::Load(x + i + simd::kLanes));
   } else if (way == 2) {  // blocks of 256 as 16 class vectors -> 16 rows of 16
     for (; i + 256 <= n; i += 256) simd::StoreRowsT<16>(reinterpret_cast<BFloat16*>(y + i), x + i);
+  } else if (way == 3) {  // blocks of 32 as 2 class vectors -> 16 rows of 2
+    for (; i + 32 <= n; i += 32) simd::StoreRowsT<2>(reinterpret_cast<BFloat16*>(y + i), x + i);
+  } else if (way == 4 && reinterpret_cast<uintptr_t>(y) % 64 == 0) {  // the same, non-temporal
+    for (; i + 32 <= n; i += 32) simd::StoreRows2Stream(reinterpret_cast<BFloat16*>(y + i), x + i);
+    simd::StreamFence();
   }
   for (; i + simd::kLanes <= n; i += simd::kLanes) simd::StoreBf16Bits(y + i, simd::Load(x + i));
   if (i < n) simd::StoreBf16BitsN(y + i, simd::LoadN(x + i, static_cast<int>(n - i), 0.0f), static_cast<int>(n - i));

@@ -88,6 +88,18 @@ inline void StoreBf16BitsPair(uint16_t* p, Vf a, Vf b) {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), Bf16FromVfInt(a));
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 16), Bf16FromVfInt(b));
 }
+// StoreBf16BitsPair with one non-temporal 64-byte store (two 32-byte ones without AVX512_BF16
+// or with a subnormal); p 64-byte aligned.
+inline void StoreBf16BitsStreamPair(uint16_t* p, Vf a, Vf b) {
+#if defined(ACLNN_ISA_AVX512BF16)
+  if (__builtin_expect((_mm512_fpclass_ps_mask(a.v, 0x20) | _mm512_fpclass_ps_mask(b.v, 0x20)) == 0, 1)) {
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(p), reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(b.v, a.v)));
+    return;
+  }
+#endif
+  _mm256_stream_si256(reinterpret_cast<__m256i*>(p), Bf16FromVfInt(a));
+  _mm256_stream_si256(reinterpret_cast<__m256i*>(p + 16), Bf16FromVfInt(b));
+}
 inline void StoreBf16BitsN(uint16_t* p, Vf a, int n) { _mm256_mask_storeu_epi16(p, FirstN(n), Bf16FromVf(a)); }
 inline void StoreBf16BitsStream(uint16_t* p, Vf a) {
   _mm256_stream_si256(reinterpret_cast<__m256i*>(p), Bf16FromVf(a));
@@ -312,21 +324,28 @@ __attribute__((always_inline)) inline void Interleave2(const float* cols, __m512
 // StoreRowsT<2> with non-temporal stores: p 64-byte aligned.
 inline void Store16Stream(float* p, __m512 a) { _mm512_stream_ps(p, a); }
 inline void Store16Stream(Half* p, __m512 a) { StoreHalfBitsStream(reinterpret_cast<uint16_t*>(p), {a}); }
-inline void Store16Stream(BFloat16* p, __m512 a) { StoreBf16BitsStream(reinterpret_cast<uint16_t*>(p), {a}); }
 template <typename T>
 __attribute__((always_inline)) inline void StoreRows2Stream(T* p, const float* cols) {
   __m512 a, b;
   Interleave2(cols, &a, &b);
-  Store16Stream(p, a);
-  Store16Stream(p + 16, b);
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    StoreBf16BitsStreamPair(reinterpret_cast<uint16_t*>(p), {a}, {b});
+  } else {
+    Store16Stream(p, a);
+    Store16Stream(p + 16, b);
+  }
 }
 template <int kN, typename T>
 __attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
   if constexpr (kN == 2) {
     __m512 a, b;
     Interleave2(cols, &a, &b);
-    Store16(p, a);
-    Store16(p + 16, b);
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      StoreBf16BitsPair(reinterpret_cast<uint16_t*>(p), {a}, {b});
+    } else {
+      Store16(p, a);
+      Store16(p + 16, b);
+    }
   } else {
     [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
       (rows16::StoreChunk<kN, j>(p, cols), ...);
