@@ -1,8 +1,11 @@
 """Results through the torch ops are bit-identical for any ACLNN_PORTABLE_NUM_THREADS, and for
-the portable kernels (ACLNN_PORTABLE_ISA=scalar) against the default dispatch."""
+every kernel ISA (ACLNN_PORTABLE_ISA; one the CPU lacks falls back to the default, with a
+warning) against the default dispatch (avx512bf16 where the CPU has AVX512_BF16)."""
 import os
 import subprocess
 import sys
+
+import pytest
 
 SCRIPT = r"""
 import hashlib, torch, aclnn_portable as ap
@@ -18,6 +21,10 @@ for t in ap.softmax_cross_entropy_with_logits(f, y): add(t)
 f4 = torch.randn(2, 19, 32, 32); y4 = torch.softmax(torch.randn(2, 19, 32, 32), 1)
 for t in ap.softmax_cross_entropy_with_logits(f4, y4, 1): add(t)
 for t in ap.softmax_cross_entropy_with_logits(torch.randn(2, 100000), torch.rand(2, 100000)): add(t)
+for t in ap.softmax_cross_entropy_with_logits(f.bfloat16(), y.bfloat16()): add(t)
+for t in ap.softmax_cross_entropy_with_logits(f4.bfloat16(), y4.bfloat16(), 1): add(t)
+f2 = torch.randn(1000, 2); y2 = torch.softmax(torch.randn(1000, 2), -1)
+for t in ap.softmax_cross_entropy_with_logits(f2.bfloat16(), y2.bfloat16()): add(t)
 print(h.hexdigest())
 """
 
@@ -38,8 +45,9 @@ def test_bit_identical_across_thread_counts():
     assert len(set(digests.values())) == 1, digests
 
 
-def test_bit_identical_portable_kernels():
-    assert _digest(isa="scalar", threads=2) == _digest(threads=2)
+@pytest.mark.parametrize("isa", ["scalar", "avx2", "avx512"])
+def test_bit_identical_across_isas(isa):
+    assert _digest(isa=isa, threads=2) == _digest(threads=2)
 
 
 def test_concurrent_python_threads_get_identical_results():
