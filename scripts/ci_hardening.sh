@@ -57,13 +57,14 @@ stage_asan() {
 }
 
 stage_tsan() {
-  stage_begin "TSan: stress and runtime tests"
+  stage_begin "TSan: stress, thread pool and runtime tests"
   local dir="$BUILD_ROOT/tsan"
   mkdir -p "$BUILD_ROOT"
   configure "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACLNN_SANITIZE=thread \
     -DACLNN_BUILD_TESTS=ON -DACLNN_BUILD_EXAMPLES=OFF
-  ninja -C "$dir" -j"$JOBS" stress_test runtime_test > "$dir.build.log" 2>&1 || { tail -50 "$dir.build.log"; return 1; }
+  ninja -C "$dir" -j"$JOBS" stress_test thread_pool_test runtime_test > "$dir.build.log" 2>&1 || { tail -50 "$dir.build.log"; return 1; }
   "$dir/tests/stress_test"
+  "$dir/tests/thread_pool_test" --gtest_brief=1
   "$dir/tests/runtime_test" --gtest_brief=1
   stage_end
 }

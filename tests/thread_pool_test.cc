@@ -2,9 +2,18 @@
 // several host threads neither deadlock nor lose tasks, and Resize/Shutdown restart cleanly.
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <chrono>
+#include <fstream>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -53,6 +62,73 @@ TEST(ThreadPool, ConcurrentCallersAllComplete) {
   for (auto& t : callers) t.join();
   EXPECT_EQ(total.load(), 6 * 200 * (36 * 37 / 2));
 }
+
+#if defined(__linux__)
+namespace {
+std::atomic<bool> g_hold{false};
+std::atomic<int> g_held{0};
+void HoldHere(int) {  // async-signal-safe: atomics and nanosleep
+  g_held.fetch_add(1);
+  while (g_hold.load()) {
+    timespec ts{0, 100000};
+    nanosleep(&ts, nullptr);
+  }
+}
+std::vector<pid_t> PoolThreads() {  // named by the pool
+  std::vector<pid_t> tids;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      std::ifstream comm(std::string("/proc/self/task/") + e->d_name + "/comm");
+      std::string name;
+      std::getline(comm, name);
+      if (name == "aclnn_worker") tids.push_back(static_cast<pid_t>(std::stoi(e->d_name)));
+    }
+    closedir(d);
+  }
+  return tids;
+}
+}  // namespace
+
+// A helper that the OS does not run (here: held in a signal handler; in practice a core taken by
+// another thread, e.g. a spinning OpenMP worker) must not hold up a call: once the caller has run
+// every task it revokes the helper's unclaimed offer and returns. Before, it waited for the
+// helper to check in, which on a loaded machine cost a scheduler time slice per call.
+TEST(ThreadPool, ACallDoesNotWaitForAHelperThatCannotRun) {
+  aclnn_test::ScopedThreads scoped(2);
+  ThreadPool::Global().ParallelFor(4, 0, [](int64_t) {});  // the helper thread exists
+  const std::vector<pid_t> helpers = PoolThreads();
+  ASSERT_EQ(helpers.size(), 1u);
+  struct sigaction sa = {}, old = {};
+  sa.sa_handler = HoldHere;
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(sigaction(SIGUSR1, &sa, &old), 0);
+  g_hold = true;
+  g_held = 0;
+  ASSERT_EQ(syscall(SYS_tgkill, getpid(), helpers[0], SIGUSR1), 0);
+  for (int i = 0; i < 5000 && g_held.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(g_held.load(), 1) << "the helper did not enter the handler";
+  // If the call waited for the helper, this releases it after 3 s (and the test fails).
+  std::atomic<bool> done{false};
+  std::thread watchdog([&] {
+    for (int i = 0; i < 300 && !done.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    g_hold = false;
+  });
+  std::vector<std::atomic<int>> hits(64);
+  ThreadPool::Global().ParallelFor(64, 0, [&](int64_t t) { hits[t].fetch_add(1); });
+  const bool returned_while_held = g_hold.load();
+  done = true;
+  watchdog.join();
+  g_hold = false;
+  sigaction(SIGUSR1, &old, nullptr);
+  EXPECT_TRUE(returned_while_held) << "the call waited for a helper that could not run";
+  for (int t = 0; t < 64; ++t) EXPECT_EQ(hits[t].load(), 1) << "task " << t;
+  // The released helper takes part in the next calls again.
+  std::atomic<int> n{0};
+  for (int rep = 0; rep < 100; ++rep) ThreadPool::Global().ParallelFor(16, 0, [&](int64_t) { n.fetch_add(1); });
+  EXPECT_EQ(n.load(), 1600);
+}
+#endif
 
 TEST(ThreadPool, ShutdownThenRunRestarts) {
   aclnn_test::ScopedThreads scoped(3);

@@ -1,5 +1,6 @@
 #include "platform/thread_pool.h"
 
+#include <pthread.h>
 #include <sched.h>
 
 #include <atomic>
@@ -58,8 +59,14 @@ bool SpinUntil(Pred pred) {
 }  // namespace
 
 struct ThreadPool::Impl {
+  // A worker's offer word: (job sequence << 2) | state. The caller offers each job to the
+  // helpers it wakes; a helper takes the offer before it reads the job, and once the caller has
+  // run out of tasks it revokes the offers not yet taken and returns. So a call never waits for
+  // a helper that the OS has not scheduled yet (another process's thread, or a spinning OpenMP
+  // worker of the same process, holding its core), only for helpers that are running a task.
+  static constexpr uint32_t kOffered = 0, kTaken = 1, kRevoked = 2;
   struct alignas(64) Worker {
-    std::atomic<uint32_t> epoch{0};  // bumped by the caller to hand this worker the current job
+    std::atomic<uint32_t> offer{kRevoked};
     std::thread thread;
   };
 
@@ -70,7 +77,8 @@ struct ThreadPool::Impl {
   bool started = false;
   std::atomic<bool> stop{false};
 
-  // The current job.
+  // The current job: written by the caller only while no helper holds a taken offer.
+  uint32_t job_seq = 0;
   TaskFn fn = nullptr;
   void* ctx = nullptr;
   int64_t num_tasks = 0;
@@ -86,18 +94,32 @@ struct ThreadPool::Impl {
   }
 
   void WorkerLoop(Worker* self) {
-    uint32_t seen = 0;
+    uint32_t seen = kRevoked;  // the initial word (job 0, revoked), whatever has been offered since
     for (;;) {
-      SpinUntil([&] { return self->epoch.load(std::memory_order_acquire) != seen; });
-      uint32_t e = self->epoch.load(std::memory_order_acquire);
-      while (e == seen) {
-        self->epoch.wait(seen, std::memory_order_acquire);
-        e = self->epoch.load(std::memory_order_acquire);
+      SpinUntil([&] { return self->offer.load(std::memory_order_acquire) != seen; });
+      uint32_t o = self->offer.load(std::memory_order_acquire);
+      while (o == seen) {
+        self->offer.wait(seen, std::memory_order_acquire);
+        o = self->offer.load(std::memory_order_acquire);
       }
-      seen = e;
+      seen = o;  // a word other than this one is looked at again
+      if ((o & 3) != kOffered) continue;  // revoked before this thread ran
+      uint32_t expected = o;
+      if (!self->offer.compare_exchange_strong(expected, o | kTaken, std::memory_order_acq_rel)) continue;
+      seen = o | kTaken;
       if (stop.load(std::memory_order_acquire)) return;
       RunTasks();
       if (pending_workers.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_workers.notify_one();
+    }
+  }
+
+  // job_seq in [1, 2^30): it fits the offer word, and no offer is the initial word.
+  void NextJob() { job_seq = job_seq + 1 < (1u << 30) ? job_seq + 1 : 1; }
+  // Offers the current job (job_seq) to workers [1, helpers].
+  void Offer(int helpers) {
+    for (int i = 1; i <= helpers; ++i) {
+      workers[i]->offer.store(job_seq << 2 | kOffered, std::memory_order_release);
+      workers[i]->offer.notify_one();
     }
   }
 
@@ -110,6 +132,9 @@ struct ThreadPool::Impl {
       workers[i] = std::make_unique<Worker>();
       Worker* w = workers[i].get();
       w->thread = std::thread([this, w] { WorkerLoop(w); });
+#if defined(__linux__)
+      pthread_setname_np(w->thread.native_handle(), "aclnn_worker");  // for top, gdb and tests
+#endif
     }
     started = true;
   }
@@ -117,10 +142,8 @@ struct ThreadPool::Impl {
   void StopLocked() {
     if (!started) return;
     stop.store(true, std::memory_order_release);
-    for (int i = 1; i < num_threads; ++i) {
-      workers[i]->epoch.fetch_add(1, std::memory_order_acq_rel);
-      workers[i]->epoch.notify_one();
-    }
+    NextJob();  // an offer every worker takes, and stops at
+    Offer(num_threads - 1);
     for (int i = 1; i < num_threads; ++i) workers[i]->thread.join();
     workers.clear();
     started = false;
@@ -160,11 +183,18 @@ void ThreadPool::Run(int64_t num_tasks, int max_workers, TaskFn fn, void* ctx) {
   p.next_task.store(0, std::memory_order_relaxed);
   const int helpers = static_cast<int>(want) - 1;
   p.pending_workers.store(helpers, std::memory_order_release);
-  for (int i = 1; i <= helpers; ++i) {
-    p.workers[i]->epoch.fetch_add(1, std::memory_order_acq_rel);
-    p.workers[i]->epoch.notify_one();
-  }
+  p.NextJob();
+  p.Offer(helpers);
   p.RunTasks();
+  // Every task is claimed now. Helpers that have not taken their offer never will: revoke it
+  // and count them done. The others are running (or finishing) a task: wait for them.
+  for (int i = 1; i <= helpers; ++i) {
+    uint32_t o = p.job_seq << 2 | Impl::kOffered;
+    if (p.workers[i]->offer.compare_exchange_strong(o, p.job_seq << 2 | Impl::kRevoked, std::memory_order_acq_rel)) {
+      p.workers[i]->offer.notify_one();  // not needed for correctness: lets a sleeper see it
+      p.pending_workers.fetch_sub(1, std::memory_order_acq_rel);
+    }
+  }
   SpinUntil([&] { return p.pending_workers.load(std::memory_order_acquire) == 0; });
   int left = p.pending_workers.load(std::memory_order_acquire);
   while (left != 0) {

@@ -2,6 +2,8 @@
 // used, blockIdx = task index). The caller is worker 0, so a one-task call never wakes a thread,
 // and a call with T tasks wakes at most T - 1 workers. Tasks are claimed dynamically, but every
 // task's data is fixed by the planner, so results never depend on how many workers ran them.
+// A call returns once every task is done: woken workers that have not started by then (the OS
+// gave their core to another thread) are released from the call rather than waited for.
 //
 // The pool serves one call at a time; a call made while it is busy (from another stream or host
 // thread) runs its tasks on the calling thread instead of waiting, which keeps concurrent callers
