@@ -62,14 +62,8 @@ bool Supported(Isa isa) {
   return false;
 }
 
-Isa Best() {
-  for (Isa isa : {Isa::kAvx512Bf16, Isa::kAvx512, Isa::kAvx2})
-    if (Supported(isa)) return isa;
-  return Isa::kScalar;
-}
-
 Isa InitialIsa() {
-  Isa best = Best();
+  Isa best = BestIsa();
   if (const char* env = std::getenv("ACLNN_PORTABLE_ISA")) {
     Isa want = best;
     if (!std::strcmp(env, "scalar")) want = Isa::kScalar;
@@ -93,7 +87,11 @@ std::atomic<int>& ActiveSlot() {
 
 bool IsaSupported(Isa isa) { return Supported(isa); }
 
-Isa BestIsa() { return Best(); }
+Isa BestIsa() {
+  for (Isa isa : {Isa::kAvx512Bf16, Isa::kAvx512, Isa::kAvx2})
+    if (Supported(isa)) return isa;
+  return Isa::kScalar;
+}
 
 Isa ActiveIsa() { return static_cast<Isa>(ActiveSlot().load(std::memory_order_relaxed)); }
 

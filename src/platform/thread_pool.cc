@@ -190,10 +190,9 @@ void ThreadPool::Run(int64_t num_tasks, int max_workers, TaskFn fn, void* ctx) {
   // and count them done. The others are running (or finishing) a task: wait for them.
   for (int i = 1; i <= helpers; ++i) {
     uint32_t o = p.job_seq << 2 | Impl::kOffered;
-    if (p.workers[i]->offer.compare_exchange_strong(o, p.job_seq << 2 | Impl::kRevoked, std::memory_order_acq_rel)) {
-      p.workers[i]->offer.notify_one();  // not needed for correctness: lets a sleeper see it
+    // No notify: the offer's notify has woken the helper already, and it reads the word again.
+    if (p.workers[i]->offer.compare_exchange_strong(o, p.job_seq << 2 | Impl::kRevoked, std::memory_order_acq_rel))
       p.pending_workers.fetch_sub(1, std::memory_order_acq_rel);
-    }
   }
   SpinUntil([&] { return p.pending_workers.load(std::memory_order_acquire) == 0; });
   int left = p.pending_workers.load(std::memory_order_acquire);
