@@ -175,7 +175,8 @@ TEST(SceKnownValues, TensorFlowBroadcasts) {
 }
 
 TEST(SceShapes, NdMatrix) {
-  const int64_t cs[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 1000, 1001, 32000, 131072, 1 << 20};
+  // 17..24 (fp32) and 17..48 (16-bit): the packed path with C read at run time.
+  const int64_t cs[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 24, 25, 31, 48, 49, 1000, 1001, 32000, 131072, 1 << 20};
   uint64_t seed = 10;
   for (aclDataType dt : kDtypes)
     for (int64_t C : cs) {
@@ -438,7 +439,8 @@ TEST(SceDeterminism, SameBitsForThreadsAndIsas) {
       {ACL_FLOAT, {1000, 7}, {1000, 7}, false},   {ACL_BF16, {300, 1000}, {300, 1000}, false},
       {ACL_FLOAT, {3, 20000}, {3, 20000}, false}, {ACL_FLOAT16, {2, 70000}, {1, 70000}, false},
       {ACL_FLOAT, {2, 5, 7, 9}, {2, 5, 7, 9}, true}, {ACL_FLOAT, {33, 1}, {33, 1}, false},
-      {ACL_FLOAT, {70, 17}, {70, 1}, false},
+      {ACL_FLOAT, {70, 17}, {70, 1}, false},      {ACL_FLOAT, {70, 24}, {70, 24}, false},
+      {ACL_BF16, {100, 48}, {100, 48}, false},
   };
   for (const Shape& s : shapes) {
     uint64_t want = 0;

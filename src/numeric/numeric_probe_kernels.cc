@@ -71,17 +71,22 @@ void RowsN(const void* in, float* cols, const float* vals, void* out) {
   simd::StoreRowsT<kN>(static_cast<T*>(out), vals);
 }
 template <typename T>
-void RowsT(int n, const void* in, float* cols, const float* vals, void* out) {
+void RowsT(int n, int cs, const void* in, float* cols, const float* vals, void* out) {
+  if (cs > 0) {
+    simd::LoadRowsN(static_cast<const T*>(in), n, cols, cs);
+    simd::StoreRowsN(static_cast<T*>(out), n, vals, cs);
+    return;
+  }
   [&]<int... i>(std::integer_sequence<int, i...>) {
     ((n == i + 1 ? RowsN<i + 1, T>(in, cols, vals, out) : void()), ...);
   }(std::make_integer_sequence<int, 16>{});
 }
 }  // namespace
 
-void ProbeRows(int dtype, int n, const void* in, float* cols, const float* vals, void* out) {
-  if (dtype == 0) RowsT<float>(n, in, cols, vals, out);
-  else if (dtype == 1) RowsT<Half>(n, in, cols, vals, out);
-  else RowsT<BFloat16>(n, in, cols, vals, out);
+void ProbeRows(int dtype, int n, int cs, const void* in, float* cols, const float* vals, void* out) {
+  if (dtype == 0) RowsT<float>(n, cs, in, cols, vals, out);
+  else if (dtype == 1) RowsT<Half>(n, cs, in, cols, vals, out);
+  else RowsT<BFloat16>(n, cs, in, cols, vals, out);
 }
 
 }  // namespace ACLNN_ISA_NS

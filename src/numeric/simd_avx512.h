@@ -229,29 +229,30 @@ inline void Transpose4x4Quarters(__m512& a0, __m512& a1, __m512& a2, __m512& a3)
   a2 = _mm512_shuffle_ps(t2, t3, _MM_SHUFFLE(1, 0, 1, 0));
   a3 = _mm512_shuffle_ps(t2, t3, _MM_SHUFFLE(3, 2, 3, 2));
 }
-// Columns 4j .. 4j+u-1 of 16 rows of kN.
-template <int kN, int j, typename T>
-__attribute__((always_inline)) inline void LoadChunk(const T* p, float* cols) {
-  constexpr int u = kN - 4 * j < 4 ? kN - 4 * j : 4;
+// Columns c0 .. c0+u-1 (u = 1..4) of 16 rows n elements apart (row r at p + r * n) to cols[cs *
+// c + r]; n and cs are compile-time constants in LoadRowsT (the offsets fold), run-time values
+// in LoadRowsN.
+template <int u, typename T>
+__attribute__((always_inline)) inline void LoadChunk(const T* p, int64_t n, int64_t c0, float* cols, int64_t cs) {
   __m512 a[4];
   for (int i = 0; i < 4; ++i) {
-    const T* r = p + i * kN + 4 * j;  // rows i, i + 4, i + 8, i + 12 are 4 * kN apart
+    const T* r = p + i * n + c0;  // rows i, i + 4, i + 8, i + 12 are 4 * n apart
     if constexpr (std::is_same_v<T, float>) {
       __m512 v = _mm512_castps128_ps512(rows8::Ld4<u>(r));
-      v = _mm512_insertf32x4(v, rows8::Ld4<u>(r + 4 * kN), 1);
-      v = _mm512_insertf32x4(v, rows8::Ld4<u>(r + 8 * kN), 2);
-      a[i] = _mm512_insertf32x4(v, rows8::Ld4<u>(r + 12 * kN), 3);
+      v = _mm512_insertf32x4(v, rows8::Ld4<u>(r + 4 * n), 1);
+      v = _mm512_insertf32x4(v, rows8::Ld4<u>(r + 8 * n), 2);
+      a[i] = _mm512_insertf32x4(v, rows8::Ld4<u>(r + 12 * n), 3);
     } else {  // 16-bit: the four 64-bit pieces side by side, widened as one vector
       const uint16_t* q = reinterpret_cast<const uint16_t*>(r);
-      const __m128i lo = _mm_unpacklo_epi64(rows8::Ld4Bits<u>(q), rows8::Ld4Bits<u>(q + 4 * kN));
-      const __m128i hi = _mm_unpacklo_epi64(rows8::Ld4Bits<u>(q + 8 * kN), rows8::Ld4Bits<u>(q + 12 * kN));
+      const __m128i lo = _mm_unpacklo_epi64(rows8::Ld4Bits<u>(q), rows8::Ld4Bits<u>(q + 4 * n));
+      const __m128i hi = _mm_unpacklo_epi64(rows8::Ld4Bits<u>(q + 8 * n), rows8::Ld4Bits<u>(q + 12 * n));
       const __m256i w = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
       if constexpr (std::is_same_v<T, Half>) a[i] = _mm512_cvtph_ps(w);
       else a[i] = Bf16Widen(w).v;
     }
   }
   Transpose4x4Quarters(a[0], a[1], a[2], a[3]);
-  for (int k = 0; k < u; ++k) _mm512_storeu_ps(cols + 16 * (4 * j + k), a[k]);
+  for (int k = 0; k < u; ++k) _mm512_storeu_ps(cols + cs * (c0 + k), a[k]);
 }
 // Bf16FromVf of a[0..3] (with AVX512_BF16 two at a time: Bf16PairFromVf).
 __attribute__((always_inline)) inline void Bf16FromVf4(const __m512 (&a)[4], __m256i (&w)[4]) {
@@ -263,29 +264,29 @@ __attribute__((always_inline)) inline void Bf16FromVf4(const __m512 (&a)[4], __m
   for (int i = 0; i < 4; ++i) w[i] = Bf16FromVfInt({a[i]});
 #endif
 }
-template <int kN, int j, typename T>
-__attribute__((always_inline)) inline void StoreChunk(T* p, const float* cols) {
-  constexpr int u = kN - 4 * j < 4 ? kN - 4 * j : 4;
+// The inverse of LoadChunk: columns c0 .. c0+u-1 of cols into 16 rows n elements apart.
+template <int u, typename T>
+__attribute__((always_inline)) inline void StoreChunk(T* p, int64_t n, int64_t c0, const float* cols, int64_t cs) {
   __m512 a[4];
-  for (int k = 0; k < 4; ++k) a[k] = k < u ? _mm512_loadu_ps(cols + 16 * (4 * j + k)) : _mm512_setzero_ps();
+  for (int k = 0; k < 4; ++k) a[k] = k < u ? _mm512_loadu_ps(cols + cs * (c0 + k)) : _mm512_setzero_ps();
   Transpose4x4Quarters(a[0], a[1], a[2], a[3]);
   __m256i w16[4];
   if constexpr (std::is_same_v<T, BFloat16>) Bf16FromVf4(a, w16);
   for (int i = 0; i < 4; ++i) {
-    T* r = p + i * kN + 4 * j;
+    T* r = p + i * n + c0;
     if constexpr (std::is_same_v<T, float>) {
       rows8::St4<u>(r, _mm512_castps512_ps128(a[i]));
-      rows8::St4<u>(r + 4 * kN, _mm512_extractf32x4_ps(a[i], 1));
-      rows8::St4<u>(r + 8 * kN, _mm512_extractf32x4_ps(a[i], 2));
-      rows8::St4<u>(r + 12 * kN, _mm512_extractf32x4_ps(a[i], 3));
+      rows8::St4<u>(r + 4 * n, _mm512_extractf32x4_ps(a[i], 1));
+      rows8::St4<u>(r + 8 * n, _mm512_extractf32x4_ps(a[i], 2));
+      rows8::St4<u>(r + 12 * n, _mm512_extractf32x4_ps(a[i], 3));
     } else {  // 16-bit: one rounding of the whole vector, then the four 64-bit pieces
       const __m256i w = std::is_same_v<T, Half> ? HalfFromVf({a[i]}) : w16[i];
       const __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
       uint16_t* q = reinterpret_cast<uint16_t*>(r);
       rows8::St4Bits<u>(q, lo);
-      rows8::St4Bits<u>(q + 4 * kN, _mm_unpackhi_epi64(lo, lo));
-      rows8::St4Bits<u>(q + 8 * kN, hi);
-      rows8::St4Bits<u>(q + 12 * kN, _mm_unpackhi_epi64(hi, hi));
+      rows8::St4Bits<u>(q + 4 * n, _mm_unpackhi_epi64(lo, lo));
+      rows8::St4Bits<u>(q + 8 * n, hi);
+      rows8::St4Bits<u>(q + 12 * n, _mm_unpackhi_epi64(hi, hi));
     }
   }
 }
@@ -308,7 +309,7 @@ __attribute__((always_inline)) inline void LoadRowsT(const T* p, float* cols) {
     _mm512_storeu_ps(cols + 16, _mm512_permutex2var_ps(a, odd, b));
   } else {
     [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
-      (rows16::LoadChunk<kN, j>(p, cols), ...);
+      (rows16::LoadChunk<rows8::ChunkWidth(kN, j)>(p, kN, 4 * j, cols, 16), ...);
     }(std::make_integer_sequence<int, (kN + 3) / 4>{});
   }
 }
@@ -346,9 +347,19 @@ __attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
     }
   } else {
     [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
-      (rows16::StoreChunk<kN, j>(p, cols), ...);
+      (rows16::StoreChunk<rows8::ChunkWidth(kN, j)>(p, kN, 4 * j, cols, 16), ...);
     }(std::make_integer_sequence<int, (kN + 3) / 4>{});
   }
+}
+// LoadRowsT / StoreRowsT for a class count n >= 1 known only at run time, class c at cols + cs * c
+// (cs >= 16, a multiple of 16): the same 4-column chunks and bits, offsets computed.
+template <typename T>
+__attribute__((always_inline)) inline void LoadRowsN(const T* p, int n, float* cols, int64_t cs) {
+  rows8::ForEachChunk(n, [&]<int u>(int c0) __attribute__((always_inline)) { rows16::LoadChunk<u>(p, n, c0, cols, cs); });
+}
+template <typename T>
+__attribute__((always_inline)) inline void StoreRowsN(T* p, int n, const float* cols, int64_t cs) {
+  rows8::ForEachChunk(n, [&]<int u>(int c0) __attribute__((always_inline)) { rows16::StoreChunk<u>(p, n, c0, cols, cs); });
 }
 
 }  // namespace simd

@@ -93,24 +93,36 @@ inline void Transpose4x4Halves(__m256& a0, __m256& a1, __m256& a2, __m256& a3) {
   a3 = _mm256_shuffle_ps(t2, t3, _MM_SHUFFLE(3, 2, 3, 2));
 }
 
-template <int kN, int j, typename T>
-__attribute__((always_inline)) inline void LoadChunk(const T* p, __m256* cols) {
-  constexpr int u = kN - 4 * j < 4 ? kN - 4 * j : 4;
-  __m256 a[4];
-  for (int i = 0; i < 4; ++i)
-    a[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(Ld4<u>(p + i * kN + 4 * j)), Ld4<u>(p + (i + 4) * kN + 4 * j), 1);
-  Transpose4x4Halves(a[0], a[1], a[2], a[3]);
-  for (int k = 0; k < u; ++k) cols[4 * j + k] = a[k];
+// Chunks of 4 columns: the width of chunk j of n columns, and f.template operator()<u>(c0)
+// for every chunk (c0 its first column, u its width) when n is known only at run time.
+constexpr int ChunkWidth(int n, int j) { return n - 4 * j < 4 ? n - 4 * j : 4; }
+template <typename F>
+__attribute__((always_inline)) inline void ForEachChunk(int n, F&& f) {
+  int c = 0;
+  for (; c + 4 <= n; c += 4) f.template operator()<4>(c);
+  switch (n - c) {
+    case 3: f.template operator()<3>(c); break;
+    case 2: f.template operator()<2>(c); break;
+    case 1: f.template operator()<1>(c); break;
+    default: break;
+  }
 }
-template <int kN, int j, typename T>
-__attribute__((always_inline)) inline void StoreChunk(T* p, const __m256* cols) {
-  constexpr int u = kN - 4 * j < 4 ? kN - 4 * j : 4;
-  __m256 a[4];
-  for (int k = 0; k < 4; ++k) a[k] = k < u ? cols[4 * j + k] : _mm256_setzero_ps();
+
+// a[k] = column c0 + k (k < u, u = 1..4) of 8 rows n elements apart (row r at p + r * n).
+template <int u, typename T>
+__attribute__((always_inline)) inline void LoadChunk(const T* p, int64_t n, int64_t c0, __m256 (&a)[4]) {
+  for (int i = 0; i < 4; ++i)
+    a[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(Ld4<u>(p + i * n + c0)), Ld4<u>(p + (i + 4) * n + c0), 1);
+  Transpose4x4Halves(a[0], a[1], a[2], a[3]);
+}
+// The inverse: a[k] (k < u; the others are overwritten) into columns c0 + k of the 8 rows.
+template <int u, typename T>
+__attribute__((always_inline)) inline void StoreChunk(T* p, int64_t n, int64_t c0, __m256 (&a)[4]) {
+  for (int k = u; k < 4; ++k) a[k] = _mm256_setzero_ps();
   Transpose4x4Halves(a[0], a[1], a[2], a[3]);
   for (int i = 0; i < 4; ++i) {
-    St4<u>(p + i * kN + 4 * j, _mm256_castps256_ps128(a[i]));
-    St4<u>(p + (i + 4) * kN + 4 * j, _mm256_extractf128_ps(a[i], 1));
+    St4<u>(p + i * n + c0, _mm256_castps256_ps128(a[i]));
+    St4<u>(p + (i + 4) * n + c0, _mm256_extractf128_ps(a[i], 1));
   }
 }
 
@@ -174,7 +186,11 @@ __attribute__((always_inline)) inline void LoadRows(const T* p, __m256* cols) {
     cols[1] = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xd8));
   } else {
     [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
-      (LoadChunk<kN, j>(p, cols), ...);
+      ([&] __attribute__((always_inline)) {
+        __m256 a[4];
+        LoadChunk<ChunkWidth(kN, j)>(p, kN, 4 * j, a);
+        for (int k = 0; k < ChunkWidth(kN, j); ++k) cols[4 * j + k] = a[k];
+      }(), ...);
     }(std::make_integer_sequence<int, (kN + 3) / 4>{});
   }
 }
@@ -186,7 +202,11 @@ __attribute__((always_inline)) inline void StoreRows(T* p, const __m256* cols) {
     St8(p, _mm256_unpacklo_ps(e, o), _mm256_unpackhi_ps(e, o));
   } else {
     [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
-      (StoreChunk<kN, j>(p, cols), ...);
+      ([&] __attribute__((always_inline)) {
+        __m256 a[4];
+        for (int k = 0; k < ChunkWidth(kN, j); ++k) a[k] = cols[4 * j + k];
+        StoreChunk<ChunkWidth(kN, j)>(p, kN, 4 * j, a);
+      }(), ...);
     }(std::make_integer_sequence<int, (kN + 3) / 4>{});
   }
 }

@@ -34,7 +34,7 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
   if (t.R == 0) t.kernel = SceKernel::kZeroClasses;
   else if (t.R == 1) t.kernel = SceKernel::kOneClass;
   else if (lanes) t.kernel = SceKernel::kNchwLanes;
-  else if (t.R <= kScePackedMaxC) t.kernel = SceKernel::kPackedRows;
+  else if (t.R <= 16 || t.R * p.dtypeBytes <= kScePackedMaxRowBytes) t.kernel = SceKernel::kPackedRows;
   else t.kernel = SceKernel::kRows;
 
   const bool split = t.kernel == SceKernel::kRows && t.R > kSceChunk;
