@@ -528,8 +528,8 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   // classes would leave most of each unused and could put a class of two arrays at the same
   // address modulo 4 KiB (a load then waits for an unrelated store: 4K aliasing).
   constexpr int64_t kCs = kC > 0 ? kL : 3 * kL;
-  // (Separate arrays, not one with offsets, for kC > 0: with them the compiler keeps some of the
-  // vectors in registers; one array measured 8 % slower on [65536, 10] fp32.)
+  // (Separate arrays, not one with offsets, for kC > 0: one array measured 8 % slower on
+  // [65536, 10] fp32, probably because fewer of the vectors stay in registers; not verified.)
   constexpr int kSep = kC > 0 ? kCap * kL : 1;
   alignas(64) float Xs[kC > 0 ? kCap * kL : 3 * kCap * kL], Ys[kSep], Es[kSep], Bs[kSep], Lo[kL];
   float* const X = Xs;
