@@ -23,8 +23,8 @@ void ProbeToBf16(Isa isa, const float* x, uint16_t* y, size_t n, Bf16Store way =
 void ProbeLog(Isa isa, const float* x, float* y, size_t n);
 void ProbeLogPositiveNormal(Isa isa, const float* x, float* y, size_t n);
 // A 16 x n block of dtype 0 fp32, 1 fp16, 2 bf16: `in` (row-major) -> cols (n vectors of 16
-// floats, cs floats apart); vals (the same layout) -> `out` (row-major). cs = 0: simd::LoadRowsT /
-// StoreRowsT<n> (n in 1..16, vectors 16 floats apart); cs >= 16: LoadRowsN / StoreRowsN (any n).
-void ProbeRows(Isa isa, int dtype, int n, int cs, const void* in, float* cols, const float* vals, void* out);
+// floats); vals (n vectors) -> `out` (row-major). Through simd::LoadRowsT / StoreRowsT<n> (n in
+// 1..16), or with runtime_n through LoadRowsN / StoreRowsN (any n).
+void ProbeRows(Isa isa, int dtype, int n, bool runtime_n, const void* in, float* cols, const float* vals, void* out);
 
 }  // namespace aclnn_portable

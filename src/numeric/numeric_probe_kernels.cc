@@ -71,10 +71,10 @@ void RowsN(const void* in, float* cols, const float* vals, void* out) {
   simd::StoreRowsT<kN>(static_cast<T*>(out), vals);
 }
 template <typename T>
-void RowsT(int n, int cs, const void* in, float* cols, const float* vals, void* out) {
-  if (cs > 0) {
-    simd::LoadRowsN(static_cast<const T*>(in), n, cols, cs);
-    simd::StoreRowsN(static_cast<T*>(out), n, vals, cs);
+void RowsT(int n, bool runtime_n, const void* in, float* cols, const float* vals, void* out) {
+  if (runtime_n) {
+    simd::LoadRowsN(static_cast<const T*>(in), n, cols);
+    simd::StoreRowsN(static_cast<T*>(out), n, vals);
     return;
   }
   [&]<int... i>(std::integer_sequence<int, i...>) {
@@ -83,10 +83,10 @@ void RowsT(int n, int cs, const void* in, float* cols, const float* vals, void* 
 }
 }  // namespace
 
-void ProbeRows(int dtype, int n, int cs, const void* in, float* cols, const float* vals, void* out) {
-  if (dtype == 0) RowsT<float>(n, cs, in, cols, vals, out);
-  else if (dtype == 1) RowsT<Half>(n, cs, in, cols, vals, out);
-  else RowsT<BFloat16>(n, cs, in, cols, vals, out);
+void ProbeRows(int dtype, int n, bool runtime_n, const void* in, float* cols, const float* vals, void* out) {
+  if (dtype == 0) RowsT<float>(n, runtime_n, in, cols, vals, out);
+  else if (dtype == 1) RowsT<Half>(n, runtime_n, in, cols, vals, out);
+  else RowsT<BFloat16>(n, runtime_n, in, cols, vals, out);
 }
 
 }  // namespace ACLNN_ISA_NS

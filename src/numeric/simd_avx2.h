@@ -292,24 +292,24 @@ __attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
   rows8::StoreRows<kN>(p, lo);
   rows8::StoreRows<kN>(p + 8 * kN, hi);
 }
-// LoadRowsT / StoreRowsT for a class count n >= 1 known only at run time, class c at cols + cs * c
-// (cs >= 16, a multiple of 16): the same 4-column chunks and bits, offsets computed.
+// LoadRowsT / StoreRowsT for a class count n >= 1 known only at run time: the same 4-column
+// chunks and bits, row offsets computed.
 template <typename T>
-__attribute__((always_inline)) inline void LoadRowsN(const T* p, int n, float* cols, int64_t cs) {
+__attribute__((always_inline)) inline void LoadRowsN(const T* p, int n, float* cols) {
   rows8::ForEachChunk(n, [&]<int u>(int c0) __attribute__((always_inline)) {
     for (int half = 0; half < 2; ++half) {  // rows 0-7, then 8-15
       __m256 a[4];
       rows8::LoadChunk<u>(p + 8 * half * n, n, c0, a);
-      for (int k = 0; k < u; ++k) _mm256_storeu_ps(cols + cs * (c0 + k) + 8 * half, a[k]);
+      for (int k = 0; k < u; ++k) _mm256_storeu_ps(cols + 16 * (c0 + k) + 8 * half, a[k]);
     }
   });
 }
 template <typename T>
-__attribute__((always_inline)) inline void StoreRowsN(T* p, int n, const float* cols, int64_t cs) {
+__attribute__((always_inline)) inline void StoreRowsN(T* p, int n, const float* cols) {
   rows8::ForEachChunk(n, [&]<int u>(int c0) __attribute__((always_inline)) {
     for (int half = 0; half < 2; ++half) {
       __m256 a[4];
-      for (int k = 0; k < u; ++k) a[k] = _mm256_loadu_ps(cols + cs * (c0 + k) + 8 * half);
+      for (int k = 0; k < u; ++k) a[k] = _mm256_loadu_ps(cols + 16 * (c0 + k) + 8 * half);
       rows8::StoreChunk<u>(p + 8 * half * n, n, c0, a);
     }
   });

@@ -229,11 +229,11 @@ inline void Transpose4x4Quarters(__m512& a0, __m512& a1, __m512& a2, __m512& a3)
   a2 = _mm512_shuffle_ps(t2, t3, _MM_SHUFFLE(1, 0, 1, 0));
   a3 = _mm512_shuffle_ps(t2, t3, _MM_SHUFFLE(3, 2, 3, 2));
 }
-// Columns c0 .. c0+u-1 (u = 1..4) of 16 rows n elements apart (row r at p + r * n) to cols[cs *
-// c + r]; n and cs are compile-time constants in LoadRowsT (the offsets fold), run-time values
-// in LoadRowsN.
+// Columns c0 .. c0+u-1 (u = 1..4) of 16 rows n elements apart (row r at p + r * n) to cols[16 *
+// c + r]; n is a compile-time constant in LoadRowsT (the offsets fold), a run-time value in
+// LoadRowsN.
 template <int u, typename T>
-__attribute__((always_inline)) inline void LoadChunk(const T* p, int64_t n, int64_t c0, float* cols, int64_t cs) {
+__attribute__((always_inline)) inline void LoadChunk(const T* p, int64_t n, int64_t c0, float* cols) {
   __m512 a[4];
   for (int i = 0; i < 4; ++i) {
     const T* r = p + i * n + c0;  // rows i, i + 4, i + 8, i + 12 are 4 * n apart
@@ -252,7 +252,7 @@ __attribute__((always_inline)) inline void LoadChunk(const T* p, int64_t n, int6
     }
   }
   Transpose4x4Quarters(a[0], a[1], a[2], a[3]);
-  for (int k = 0; k < u; ++k) _mm512_storeu_ps(cols + cs * (c0 + k), a[k]);
+  for (int k = 0; k < u; ++k) _mm512_storeu_ps(cols + 16 * (c0 + k), a[k]);
 }
 // Bf16FromVf of a[0..3] (with AVX512_BF16 two at a time: Bf16PairFromVf).
 __attribute__((always_inline)) inline void Bf16FromVf4(const __m512 (&a)[4], __m256i (&w)[4]) {
@@ -266,9 +266,9 @@ __attribute__((always_inline)) inline void Bf16FromVf4(const __m512 (&a)[4], __m
 }
 // The inverse of LoadChunk: columns c0 .. c0+u-1 of cols into 16 rows n elements apart.
 template <int u, typename T>
-__attribute__((always_inline)) inline void StoreChunk(T* p, int64_t n, int64_t c0, const float* cols, int64_t cs) {
+__attribute__((always_inline)) inline void StoreChunk(T* p, int64_t n, int64_t c0, const float* cols) {
   __m512 a[4];
-  for (int k = 0; k < 4; ++k) a[k] = k < u ? _mm512_loadu_ps(cols + cs * (c0 + k)) : _mm512_setzero_ps();
+  for (int k = 0; k < 4; ++k) a[k] = k < u ? _mm512_loadu_ps(cols + 16 * (c0 + k)) : _mm512_setzero_ps();
   Transpose4x4Quarters(a[0], a[1], a[2], a[3]);
   __m256i w16[4];
   if constexpr (std::is_same_v<T, BFloat16>) Bf16FromVf4(a, w16);
@@ -309,7 +309,7 @@ __attribute__((always_inline)) inline void LoadRowsT(const T* p, float* cols) {
     _mm512_storeu_ps(cols + 16, _mm512_permutex2var_ps(a, odd, b));
   } else {
     [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
-      (rows16::LoadChunk<rows8::ChunkWidth(kN, j)>(p, kN, 4 * j, cols, 16), ...);
+      (rows16::LoadChunk<rows8::ChunkWidth(kN, j)>(p, kN, 4 * j, cols), ...);
     }(std::make_integer_sequence<int, (kN + 3) / 4>{});
   }
 }
@@ -347,19 +347,19 @@ __attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
     }
   } else {
     [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
-      (rows16::StoreChunk<rows8::ChunkWidth(kN, j)>(p, kN, 4 * j, cols, 16), ...);
+      (rows16::StoreChunk<rows8::ChunkWidth(kN, j)>(p, kN, 4 * j, cols), ...);
     }(std::make_integer_sequence<int, (kN + 3) / 4>{});
   }
 }
-// LoadRowsT / StoreRowsT for a class count n >= 1 known only at run time, class c at cols + cs * c
-// (cs >= 16, a multiple of 16): the same 4-column chunks and bits, offsets computed.
+// LoadRowsT / StoreRowsT for a class count n >= 1 known only at run time: the same 4-column
+// chunks and bits, row offsets computed.
 template <typename T>
-__attribute__((always_inline)) inline void LoadRowsN(const T* p, int n, float* cols, int64_t cs) {
-  rows8::ForEachChunk(n, [&]<int u>(int c0) __attribute__((always_inline)) { rows16::LoadChunk<u>(p, n, c0, cols, cs); });
+__attribute__((always_inline)) inline void LoadRowsN(const T* p, int n, float* cols) {
+  rows8::ForEachChunk(n, [&]<int u>(int c0) __attribute__((always_inline)) { rows16::LoadChunk<u>(p, n, c0, cols); });
 }
 template <typename T>
-__attribute__((always_inline)) inline void StoreRowsN(T* p, int n, const float* cols, int64_t cs) {
-  rows8::ForEachChunk(n, [&]<int u>(int c0) __attribute__((always_inline)) { rows16::StoreChunk<u>(p, n, c0, cols, cs); });
+__attribute__((always_inline)) inline void StoreRowsN(T* p, int n, const float* cols) {
+  rows8::ForEachChunk(n, [&]<int u>(int c0) __attribute__((always_inline)) { rows16::StoreChunk<u>(p, n, c0, cols); });
 }
 
 }  // namespace simd

@@ -154,16 +154,16 @@ __attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
   for (int r = 0; r < 16; ++r)
     for (int c = 0; c < kN; ++c) p[r * kN + c] = FromFloat<T>(cols[16 * c + r]);
 }
-// The same for a class count n >= 1 known only at run time, class c at cols + cs * c.
+// The same for a class count n >= 1 known only at run time.
 template <typename T>
-inline void LoadRowsN(const T* p, int n, float* cols, int64_t cs) {
+inline void LoadRowsN(const T* p, int n, float* cols) {
   for (int r = 0; r < 16; ++r)
-    for (int c = 0; c < n; ++c) cols[cs * c + r] = ToFloat(p[r * n + c]);
+    for (int c = 0; c < n; ++c) cols[16 * c + r] = ToFloat(p[r * n + c]);
 }
 template <typename T>
-inline void StoreRowsN(T* p, int n, const float* cols, int64_t cs) {
+inline void StoreRowsN(T* p, int n, const float* cols) {
   for (int r = 0; r < 16; ++r)
-    for (int c = 0; c < n; ++c) p[r * n + c] = FromFloat<T>(cols[cs * c + r]);
+    for (int c = 0; c < n; ++c) p[r * n + c] = FromFloat<T>(cols[16 * c + r]);
 }
 // StoreRowsT<2> "with non-temporal stores": plain stores in the portable build (as StoreStream).
 template <typename T>

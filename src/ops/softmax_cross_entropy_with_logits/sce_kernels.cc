@@ -449,11 +449,10 @@ __attribute__((always_inline)) inline void SplitSumToPair(const SplitSum& sum, V
   *s = S;
 }
 
-// lx(c), ly(c): the 16 lanes of class c; sb(c, v) stores backprop of class c (after the last
-// lx(c)). Classes are walked in order, in blocks of kLaneBlock. es: scratch for C vectors of 16
-// floats, ess floats apart, or null.
+// lx(c), ly(c): the 16 lanes of class c; sb(c, v) stores backprop of class c. Classes are
+// walked in order, in blocks of kLaneBlock. es: C * 16 floats of scratch, or null.
 template <typename LX, typename LY, typename SB>
-__attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB sb, float* es, int64_t ess = kL) {
+__attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB sb, float* es) {
   Vf m = lx(0);
   for (int64_t c = 1; c < C; ++c) m = simd::Max(m, lx(c));
   Vf s, r;
@@ -468,7 +467,7 @@ __attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB s
     const Vf e0 = simd::Select(simd::Lt(z0, zero), e, one), e1 = simd::Select(simd::Lt(z1, zero), e, one);
     if (es) {
       simd::Store(es, e0);
-      simd::Store(es + ess, e1);
+      simd::Store(es + kL, e1);
     }
     s = simd::Add(one, e);
     r = simd::Sub(e, simd::Sub(s, one));
@@ -479,7 +478,7 @@ __attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB s
       SplitSum b;
       for (int64_t c = c0; c < c1; ++c) {
         const Vf e = simd::ExpNonPositive(simd::Sub(lx(c), m));
-        if (es) simd::Store(es + ess * c, e);
+        if (es) simd::Store(es + kL * c, e);
         b.Add(e);
       }
       sum.k = simd::Add(sum.k, b.k);
@@ -496,7 +495,7 @@ __attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB s
     for (int64_t c = c0; c < c1; ++c) {
       const Vf yv = ly(c);
       const Vf z = simd::Sub(lx(c), m);
-      const Vf e = es ? simd::Load(es + ess * c) : simd::ExpNonPositive(z);
+      const Vf e = es ? simd::Load(es + kL * c) : simd::ExpNonPositive(z);
       sb(c, simd::MulSub(e, inv, yv));
       b = simd::Add(b, simd::Mul(yv, simd::Sub(L, z)));
     }
@@ -521,24 +520,10 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   const int64_t xcs = kDense ? 1 : (k.xScalar ? 0 : 1), ycs = kDense ? 1 : (k.yScalar ? 0 : 1);
   const int64_t xrs = kDense ? C : k.xRowStride, yrs = kDense ? C : k.yRowStride;
   const int64_t brs = kDense ? C : k.bpRowStride, ls = kDense ? 1 : k.lossStride;
-  // Scratch, class c of X (features), Y (labels), E (exp values), B (backprop) at + kCs * c.
-  // kC > 0: four class-major arrays (kC <= 16: 1 KiB each at most). kC = 0: one 192-byte record
-  // {x, y, exp} per class, backprop over x (LanesCore stores class c after its last read): one
-  // contiguous 3 * C * 64 bytes (9 KiB at C = 48), where four arrays sized for kScePackedMaxC
-  // classes would leave most of each unused and could put a class of two arrays at the same
-  // address modulo 4 KiB (a load then waits for an unrelated store: 4K aliasing).
-  constexpr int64_t kCs = kC > 0 ? kL : 3 * kL;
-  // (Separate arrays, not one with offsets, for kC > 0: one array measured 8 % slower on
-  // [65536, 10] fp32, probably because fewer of the vectors stay in registers; not verified.)
-  constexpr int kSep = kC > 0 ? kCap * kL : 1;
-  alignas(64) float Xs[kC > 0 ? kCap * kL : 3 * kCap * kL], Ys[kSep], Es[kSep], Bs[kSep], Lo[kL];
-  float* const X = Xs;
-  float* const Y = kC > 0 ? Ys : Xs + kL;
-  float* const E = kC > 0 ? Es : Xs + 2 * kL;
-  float* const B = kC > 0 ? Bs : Xs;
-  auto lx = [&](int64_t c) { return simd::Load(X + kCs * c); };
-  auto ly = [&](int64_t c) { return simd::Load(Y + kCs * c); };
-  auto sb = [&](int64_t c, Vf v) { simd::Store(B + kCs * c, v); };
+  alignas(64) float X[kCap * kL], Y[kCap * kL], B[kCap * kL], E[kCap * kL], Lo[kL];
+  auto lx = [&](int64_t c) { return simd::Load(X + kL * c); };
+  auto ly = [&](int64_t c) { return simd::Load(Y + kL * c); };
+  auto sb = [&](int64_t c, Vf v) { simd::Store(B + kL * c, v); };
   // C = 2, dense, beyond the last-level cache: full blocks are written with non-temporal
   // stores when backprop and loss start on a 64-byte line (then every block does: a block is
   // 32 elements of backprop and 16 of loss).
@@ -554,10 +539,10 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
           simd::LoadRowsT<kC>(xb + blk * kC, X);
           simd::LoadRowsT<kC>(yb + blk * kC, Y);
         } else {
-          simd::LoadRowsN(xb + blk * C, C, X, kCs);
-          simd::LoadRowsN(yb + blk * C, C, Y, kCs);
+          simd::LoadRowsN(xb + blk * C, C, X);
+          simd::LoadRowsN(yb + blk * C, C, Y);
         }
-        const Vf loss = LanesCore(C, lx, ly, sb, E, kCs);
+        const Vf loss = LanesCore(C, lx, ly, sb, E);
         if constexpr (kC == 2) {
           if (stream) {
             simd::StoreRows2Stream(bpb + blk * kC, B);
@@ -567,7 +552,7 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
         }
         // After both loads: backprop may be x.
         if constexpr (kC > 0) simd::StoreRowsT<kC>(bpb + blk * kC, B);
-        else simd::StoreRowsN(bpb + blk * C, C, B, kCs);
+        else simd::StoreRowsN(bpb + blk * C, C, B);
         simd::StoreAs(lb + blk, loss);
         continue;
       }
@@ -577,17 +562,17 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
         const T* xr = xb + (blk + r) * xrs;
         const T* yr = yb + (blk + r) * yrs;
         for (int c = 0; c < C; ++c) {
-          X[c * kCs + r] = ToFloat(xr[c * xcs]);
-          Y[c * kCs + r] = ToFloat(yr[c * ycs]);
+          X[c * kL + r] = ToFloat(xr[c * xcs]);
+          Y[c * kL + r] = ToFloat(yr[c * ycs]);
         }
       } else {
-        for (int c = 0; c < C; ++c) X[c * kCs + r] = Y[c * kCs + r] = 0.0f;
+        for (int c = 0; c < C; ++c) X[c * kL + r] = Y[c * kL + r] = 0.0f;
       }
     }
-    simd::Store(Lo, LanesCore(C, lx, ly, sb, E, kCs));
+    simd::Store(Lo, LanesCore(C, lx, ly, sb, E));
     for (int r = 0; r < nr; ++r) {
       T* br = bpb + (blk + r) * brs;
-      for (int c = 0; c < C; ++c) br[c] = FromFloat<T>(B[c * kCs + r]);
+      for (int c = 0; c < C; ++c) br[c] = FromFloat<T>(B[c * kL + r]);
       lb[(blk + r) * ls] = FromFloat<T>(Lo[r]);
     }
   }
