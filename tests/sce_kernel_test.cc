@@ -175,8 +175,8 @@ TEST(SceKnownValues, TensorFlowBroadcasts) {
 }
 
 TEST(SceShapes, NdMatrix) {
-  // 17..24 (fp32) and 17..48 (16-bit): the packed path with C read at run time.
-  const int64_t cs[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 24, 25, 31, 48, 49, 1000, 1001, 32000, 131072, 1 << 20};
+  // 17..63 (fp32) and 17..127 (16-bit), but 64 and 112: the packed path with C read at run time.
+  const int64_t cs[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 24, 25, 31, 48, 49, 63, 64, 65, 96, 97, 112, 127, 128, 1000, 1001, 32000, 131072, 1 << 20};
   uint64_t seed = 10;
   for (aclDataType dt : kDtypes)
     for (int64_t C : cs) {
@@ -440,7 +440,8 @@ TEST(SceDeterminism, SameBitsForThreadsAndIsas) {
       {ACL_FLOAT, {3, 20000}, {3, 20000}, false}, {ACL_FLOAT16, {2, 70000}, {1, 70000}, false},
       {ACL_FLOAT, {2, 5, 7, 9}, {2, 5, 7, 9}, true}, {ACL_FLOAT, {33, 1}, {33, 1}, false},
       {ACL_FLOAT, {70, 17}, {70, 1}, false},      {ACL_FLOAT, {70, 24}, {70, 24}, false},
-      {ACL_BF16, {100, 48}, {100, 48}, false},
+      {ACL_BF16, {100, 48}, {100, 48}, false},   {ACL_FLOAT, {70, 60}, {70, 60}, false},
+      {ACL_BF16, {100, 127}, {100, 127}, false},
   };
   for (const Shape& s : shapes) {
     uint64_t want = 0;
@@ -633,70 +634,73 @@ TEST(SceNchw, StreamingAndBlockSplitGiveSameBits) {
     }
 }
 
-// Direct kernel runs of kPackedRows with C = 2: backprop and loss through plain or streaming
-// stores (the streaming path needs both on a 64-byte line; shifted by one element it falls back),
-// in one block or in per-core blocks with a partial last block: the same bits on every ISA,
-// nothing written outside either output.
-TEST(ScePackedRows, TwoClassStreamingGivesSameBits) {
+// Direct kernel runs of kPackedRows with C = 2 and C > 16: backprop (and, C = 2, loss) through
+// plain or streaming stores (C = 2 streams only with both on a 64-byte line, shifted by one
+// element it falls back; C > 16 streams through a stage at any address), in one block or in
+// per-core blocks with a partial last block: the same bits on every ISA, nothing written
+// outside either output.
+TEST(ScePackedRows, StreamingGivesSameBits) {
   using namespace aclnn_portable;
-  const int64_t A = 16 * 37 + 5, C = 2;
-  for (SceDtype dt : {SceDtype::kFloat, SceDtype::kHalf, SceDtype::kBf16}) {
-    const size_t es = dt == SceDtype::kFloat ? 4 : 2;
-    std::vector<uint8_t> x(A * C * es), y(A * C * es);
-    aclnn_test::Rng rng(11);
-    for (int64_t i = 0; i < A * C; ++i) {
-      float xv = static_cast<float>(rng.Uniform(-12, 12)), yv = static_cast<float>(rng.Uniform(0, 1));
-      if (i == 9) xv = NAN;  // a NaN row stays NaN on every path
-      PutAs(x, i, xv, dt);
-      PutAs(y, i, yv, dt);
-    }
-    SceProblem p;
-    p.dtypeBytes = static_cast<int32_t>(es);
-    p.N = p.featuresN = p.labelsN = A;
-    p.C = p.featuresC = p.labelsC = C;
-    std::vector<uint8_t> want_bp, want_loss;
-    for (Isa isa : aclnn_test::SupportedIsas()) {
-      aclnn_test::ScopedIsa si(isa);
-      for (int cores : {1, 3})
-        for (size_t shift : {size_t{0}, es})
-          for (bool stream : {false, true}) {
-            PlatformInfo pi;
-            pi.coreNum = cores;
-            SceTiling t = PlanSce(p, pi);
-            ASSERT_EQ(t.kernel, SceKernel::kPackedRows);
-            t.streamBackprop = stream;
-            std::vector<uint8_t> bp_buf(A * C * es + 128, 0xee), loss_buf(A * es + 128, 0xee);
-            uint8_t* bp = bp_buf.data() + (64 - reinterpret_cast<uintptr_t>(bp_buf.data()) % 64) % 64 + shift;
-            uint8_t* loss = loss_buf.data() + (64 - reinterpret_cast<uintptr_t>(loss_buf.data()) % 64) % 64;
-            const size_t at_bp = static_cast<size_t>(bp - bp_buf.data());
-            const size_t at_loss = static_cast<size_t>(loss - loss_buf.data());
-            SceKernelArgs k;
-            k.x = x.data();
-            k.y = y.data();
-            k.bp = bp;
-            k.loss = loss;
-            k.xRowStride = k.yRowStride = k.bpRowStride = C;
-            k.dtype = dt;
-            k.tiling = t;
-            for (int64_t b = 0; b < t.realCoreNum; ++b)
-              ACLNN_ISA_SELECT(SceRunBlock)(k, b * t.blockFactor, std::min(A, (b + 1) * t.blockFactor));
-            const std::vector<uint8_t> got_bp(bp, bp + A * C * es), got_loss(loss, loss + A * es);
-            if (want_bp.empty()) {
-              want_bp = got_bp;
-              want_loss = got_loss;
+  const int64_t A = 16 * 37 + 5;
+  for (SceDtype dt : {SceDtype::kFloat, SceDtype::kHalf, SceDtype::kBf16})
+    for (int64_t C : {2, 17, 37, 60, 127}) {
+      const size_t es = dt == SceDtype::kFloat ? 4 : 2;
+      if (C == 127 && es == 4) continue;  // kRows
+      std::vector<uint8_t> x(A * C * es), y(A * C * es);
+      aclnn_test::Rng rng(11);
+      for (int64_t i = 0; i < A * C; ++i) {
+        float xv = static_cast<float>(rng.Uniform(-12, 12)), yv = static_cast<float>(rng.Uniform(0, 1));
+        if (i == 9) xv = NAN;  // a NaN row stays NaN on every path
+        PutAs(x, i, xv, dt);
+        PutAs(y, i, yv, dt);
+      }
+      SceProblem p;
+      p.dtypeBytes = static_cast<int32_t>(es);
+      p.N = p.featuresN = p.labelsN = A;
+      p.C = p.featuresC = p.labelsC = C;
+      std::vector<uint8_t> want_bp, want_loss;
+      for (Isa isa : aclnn_test::SupportedIsas()) {
+        aclnn_test::ScopedIsa si(isa);
+        for (int cores : {1, 3})
+          for (size_t shift : {size_t{0}, es})
+            for (bool stream : {false, true}) {
+              PlatformInfo pi;
+              pi.coreNum = cores;
+              SceTiling t = PlanSce(p, pi);
+              ASSERT_EQ(t.kernel, SceKernel::kPackedRows) << C;
+              t.streamBackprop = stream;
+              std::vector<uint8_t> bp_buf(A * C * es + 128, 0xee), loss_buf(A * es + 128, 0xee);
+              uint8_t* bp = bp_buf.data() + (64 - reinterpret_cast<uintptr_t>(bp_buf.data()) % 64) % 64 + shift;
+              uint8_t* loss = loss_buf.data() + (64 - reinterpret_cast<uintptr_t>(loss_buf.data()) % 64) % 64;
+              const size_t at_bp = static_cast<size_t>(bp - bp_buf.data());
+              const size_t at_loss = static_cast<size_t>(loss - loss_buf.data());
+              SceKernelArgs k;
+              k.x = x.data();
+              k.y = y.data();
+              k.bp = bp;
+              k.loss = loss;
+              k.xRowStride = k.yRowStride = k.bpRowStride = C;
+              k.dtype = dt;
+              k.tiling = t;
+              for (int64_t b = 0; b < t.realCoreNum; ++b)
+                ACLNN_ISA_SELECT(SceRunBlock)(k, b * t.blockFactor, std::min(A, (b + 1) * t.blockFactor));
+              const std::vector<uint8_t> got_bp(bp, bp + A * C * es), got_loss(loss, loss + A * es);
+              if (want_bp.empty()) {
+                want_bp = got_bp;
+                want_loss = got_loss;
+              }
+              EXPECT_TRUE(got_bp == want_bp && got_loss == want_loss)
+                  << IsaName(isa) << " C " << C << " cores " << cores << " shift " << shift << " stream "
+                  << stream << " dtype bytes " << es;
+              for (size_t i = 0; i < bp_buf.size(); ++i)
+                if (i < at_bp || i >= at_bp + A * C * es) {
+                  ASSERT_EQ(bp_buf[i], 0xee) << "backprop byte " << i << " written";
+                }
+              for (size_t i = 0; i < loss_buf.size(); ++i)
+                if (i < at_loss || i >= at_loss + A * es) {
+                  ASSERT_EQ(loss_buf[i], 0xee) << "loss byte " << i << " written";
+                }
             }
-            EXPECT_TRUE(got_bp == want_bp && got_loss == want_loss)
-                << IsaName(isa) << " cores " << cores << " shift " << shift << " stream " << stream
-                << " dtype bytes " << es;
-            for (size_t i = 0; i < bp_buf.size(); ++i)
-              if (i < at_bp || i >= at_bp + A * C * es) {
-                ASSERT_EQ(bp_buf[i], 0xee) << "backprop byte " << i << " written";
-              }
-            for (size_t i = 0; i < loss_buf.size(); ++i)
-              if (i < at_loss || i >= at_loss + A * es) {
-                ASSERT_EQ(loss_buf[i], 0xee) << "loss byte " << i << " written";
-              }
-          }
+      }
     }
-  }
 }

@@ -34,7 +34,7 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
   if (t.R == 0) t.kernel = SceKernel::kZeroClasses;
   else if (t.R == 1) t.kernel = SceKernel::kOneClass;
   else if (lanes) t.kernel = SceKernel::kNchwLanes;
-  else if (t.R <= 16 || t.R * p.dtypeBytes <= kScePackedMaxRowBytes) t.kernel = SceKernel::kPackedRows;
+  else if (ScePackedTakes(t.R, p.dtypeBytes)) t.kernel = SceKernel::kPackedRows;
   else t.kernel = SceKernel::kRows;
 
   const bool split = t.kernel == SceKernel::kRows && t.R > kSceChunk;
@@ -95,9 +95,10 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
   // Features, labels and backprop beyond the last-level cache: backprop would not survive.
   // In place, its lines were just read and plain stores need no extra read (measured on
   // [4096,1000] fp32 in place, 2 threads: 1.9 ms plain, 2.9 ms non-temporal).
-  // PackedRows: C = 2 only, whose dense blocks are whole 64-byte lines (other C store pieces).
+  // PackedRows: C = 2, whose dense blocks are whole 64-byte lines, and C > 16 through an L1
+  // stage (see PackedRowsT; for 2 < C <= 16 the stage measured slower than plain stores).
   t.streamBackprop = (t.kernel == SceKernel::kRows || t.kernel == SceKernel::kNchwLanes ||
-                      (t.kernel == SceKernel::kPackedRows && t.R == 2)) &&
+                      (t.kernel == SceKernel::kPackedRows && (t.R == 2 || t.R > 16))) &&
                     !p.scatterBackprop && !p.backpropAliasesInput && 3 * full > platform.cacheBytes;
   t.offFeatures = Carve(t, t.wsFeatures);
   t.offLabels = Carve(t, t.wsLabels);

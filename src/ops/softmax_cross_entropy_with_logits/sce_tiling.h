@@ -7,7 +7,8 @@
 //   R == 1          kOneClass:    loss = y*(0 - z), backprop = (1 + z) - y with z = x - x
 //                                 (exactly 0 and 1 - y for finite x; NaN for inf/NaN as in TF)
 //   2 <= R <= 16,   kPackedRows:  16 rows transposed into the 16 lanes, classes walked in order
-//   or a row of at most kScePackedMaxRowBytes (fp32 R <= 24, fp16 / bf16 R <= 48)
+//   or short rows                 (ScePackedTakes: fp32 R <= 48 or < 64 and not a multiple of 16,
+//                                 fp16 / bf16 R <= 96 or < 128 and not a multiple of 16)
 //   larger R        kRows:        chunks of kSceChunk classes; one chunk = FullLoad (3 passes
 //                                 from L1), more = SplitR (online (max, sum) per chunk, combined
 //                                 in chunk order in double, then one apply pass)
@@ -31,13 +32,21 @@ constexpr int64_t kSceChunk = 4096;
 // recompute the exp in the apply pass (same bits, one more exp per element).
 constexpr int64_t kSceExpScratchMaxR = int64_t{1} << 22;
 constexpr int64_t kSceExpScratchMaxChunks = kSceExpScratchMaxR / kSceChunk;
-// The packed small-C path takes C <= 16 (one copy per C), and larger C while a row is at most
-// kScePackedMaxRowBytes (fp32 C <= 24, fp16 / bf16 C <= 48; one copy for all such C). Wider rows
-// measured slower there than kRows once the call outgrows the L2 cache (2 threads, [262144, 32]
-// fp32 1.18x, [32768, 64] bf16 1.20x the time of kRows), and faster below (in cache up to 2.6x).
-constexpr int64_t kScePackedMaxRowBytes = 96;
-// Largest class count of the packed path (16-bit rows): its scratch holds this many classes.
-constexpr int64_t kScePackedMaxC = kScePackedMaxRowBytes / 2;
+// The packed small-C path takes C <= 16 (one copy per C), and larger C (one copy for all of
+// them) while a row is at most kScePackedMaxRowBytes (fp32 C <= 48, fp16 / bf16 C <= 96), or
+// shorter than kScePackedOddRowBytes with C not a multiple of 16 (fp32 C < 64, 16-bit C < 128).
+// Measured on AVX-512 Zen 4, 2 threads, against kRows: [16384, 49..60] fp32 0.47-0.77x the
+// time, beyond the caches [131072, 49..60] 0.63-0.86x, [131072, 104 / 120] bf16 0.86x; but
+// kRows, whose rows of 16k classes need no partial vector, is faster at [131072, 64] fp32 (packed
+// 1.24x), [131072, 112 / 128] bf16 (1.04x / 1.24x) and [16384, 112] bf16 (1.08x).
+constexpr int64_t kScePackedMaxRowBytes = 192;
+constexpr int64_t kScePackedOddRowBytes = 256;
+// Largest class count of the packed path (16-bit, C = 127): its scratch holds this many.
+constexpr int64_t kScePackedMaxC = (kScePackedOddRowBytes - 1) / 2;
+inline bool ScePackedTakes(int64_t C, int64_t dtypeBytes) {
+  return C <= 16 || C * dtypeBytes <= kScePackedMaxRowBytes ||
+         (C * dtypeBytes < kScePackedOddRowBytes && C % 16 != 0);
+}
 // A core is only used when it gets at least this many elements: waking a worker costs more
 // than computing a small problem (the CANN sample [16, 4] runs on the caller alone).
 constexpr int64_t kSceMinElemsPerCore = 32768;
@@ -99,7 +108,7 @@ struct SceTiling {
   // SplitR exp scratch: floats per scratch row (R rounded up to 16), 0 when not used; rows =
   // realCoreNum blocks (serial) or A (splitRAcrossCores).
   int64_t expScratchStride = 0;
-  // kRows, kNchwLanes, kPackedRows with R = 2: backprop (and, R = 2, loss) written with non-temporal stores (features + labels + backprop exceed
+  // kRows, kNchwLanes, kPackedRows with R = 2 or R > 16: backprop (and, R = 2, loss) written with non-temporal stores (features + labels + backprop exceed
   // PlatformInfo::cacheBytes, backprop is not in place, and the kernel never reads it back); only the store path
   // changes, not the bits.
   bool streamBackprop = false;
