@@ -38,9 +38,11 @@ const SceShape kShapes[] = {
     {"SplitAcrossCores", false, {4, 1048576}},
     {"SmallC", false, {65536, 10}},
     {"SmallC", false, {1048576, 2}},
-    // Packed rows with C read at run time (fp32 C <= 24, 16-bit C <= 48), and the first C after.
+    // Packed rows with C read at run time (see ScePackedTakes), and kRows just past them.
     {"WideSmallC", false, {65536, 24}},
-    {"WideSmallC", false, {65536, 25}},
+    {"WideSmallC", false, {65536, 33}},
+    {"WideSmallC", false, {65536, 63}},
+    {"WideSmallC", false, {65536, 64}},
     {"C1", false, {1048576, 1}},
     {"NCHW", true, {8, 19, 256, 256}},
     {"Strided", false, {4096, 1000}, false, 1024},

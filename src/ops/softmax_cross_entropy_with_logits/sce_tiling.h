@@ -37,8 +37,8 @@ constexpr int64_t kSceExpScratchMaxChunks = kSceExpScratchMaxR / kSceChunk;
 // shorter than kScePackedOddRowBytes with C not a multiple of 16 (fp32 C < 64, 16-bit C < 128).
 // Measured on AVX-512 Zen 4, 2 threads, against kRows: [16384, 49..60] fp32 0.47-0.77x the
 // time, beyond the caches [131072, 49..60] 0.63-0.86x, [131072, 104 / 120] bf16 0.86x; but
-// kRows, whose rows of 16k classes need no partial vector, is faster at [131072, 64] fp32 (packed
-// 1.24x), [131072, 112 / 128] bf16 (1.04x / 1.24x) and [16384, 112] bf16 (1.08x).
+// kRows is faster when C is a multiple of 16 (no partial vector per row): [131072, 64] fp32
+// (packed 1.24x), [131072, 112 / 128] bf16 (1.04x / 1.24x), [16384, 112] bf16 (1.08x).
 constexpr int64_t kScePackedMaxRowBytes = 192;
 constexpr int64_t kScePackedOddRowBytes = 256;
 // Largest class count of the packed path (16-bit, C = 127): its scratch holds this many.
