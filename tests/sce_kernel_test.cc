@@ -118,6 +118,29 @@ void PutAs(std::vector<uint8_t>& buf, int64_t i, float v, aclnn_portable::SceDty
   }
 }
 
+// Inputs of a direct kernel run on a dense [A, C] ND problem: features U(xlo, xhi), labels
+// U(0, yhi), feature i then passed through tweak(i, &value). Returns the problem.
+template <typename Tweak>
+aclnn_portable::SceProblem DirectInputs(int64_t A, int64_t C, aclnn_portable::SceDtype dt, uint64_t seed,
+                                        double xlo, double xhi, double yhi, Tweak tweak,
+                                        std::vector<uint8_t>* x, std::vector<uint8_t>* y) {
+  const size_t es = dt == aclnn_portable::SceDtype::kFloat ? 4 : 2;
+  x->assign(A * C * es, 0);
+  y->assign(A * C * es, 0);
+  aclnn_test::Rng rng(seed);
+  for (int64_t i = 0; i < A * C; ++i) {
+    float xv = static_cast<float>(rng.Uniform(xlo, xhi)), yv = static_cast<float>(rng.Uniform(0, yhi));
+    tweak(i, &xv);
+    PutAs(*x, i, xv, dt);
+    PutAs(*y, i, yv, dt);
+  }
+  aclnn_portable::SceProblem p;
+  p.dtypeBytes = static_cast<int32_t>(es);
+  p.N = p.featuresN = p.labelsN = A;
+  p.C = p.featuresC = p.labelsC = C;
+  return p;
+}
+
 }  // namespace
 
 TEST(SceKnownValues, TensorFlowXent) {
@@ -506,18 +529,9 @@ TEST(SceRows, ScratchRecomputeCrossCoreAndStreamingGiveSameBits) {
   for (int64_t R : {int64_t{1000}, int64_t{37}, 2 * kSceChunk + 1003})
     for (SceDtype dt : {SceDtype::kFloat, SceDtype::kBf16}) {
       const size_t es = dt == SceDtype::kFloat ? 4 : 2;
-      std::vector<uint8_t> x(A * R * es), y(A * R * es);
-      aclnn_test::Rng rng(5);
-      for (int64_t i = 0; i < A * R; ++i) {
-        float xv = static_cast<float>(rng.Uniform(-30, 30)), yv = static_cast<float>(rng.Uniform(0, 1e-3));
-        if (i == 7) xv = 60.0f;  // one dominant class: the other chunks' scales are tiny
-        PutAs(x, i, xv, dt);
-        PutAs(y, i, yv, dt);
-      }
-      SceProblem p;
-      p.dtypeBytes = static_cast<int32_t>(es);
-      p.N = p.featuresN = p.labelsN = A;
-      p.C = p.featuresC = p.labelsC = R;
+      std::vector<uint8_t> x, y;
+      // One dominant class (feature 7): the other chunks' scales are tiny.
+      const SceProblem p = DirectInputs(A, R, dt, 5, -30, 30, 1e-3, [](int64_t i, float* v) { if (i == 7) *v = 60.0f; }, &x, &y);
       std::vector<uint8_t> want_bp, want_loss;
       for (Isa isa : aclnn_test::SupportedIsas()) {
         aclnn_test::ScopedIsa si(isa);
@@ -646,18 +660,9 @@ TEST(ScePackedRows, StreamingGivesSameBits) {
     for (int64_t C : {2, 17, 37, 60, 127}) {
       const size_t es = dt == SceDtype::kFloat ? 4 : 2;
       if (C == 127 && es == 4) continue;  // kRows
-      std::vector<uint8_t> x(A * C * es), y(A * C * es);
-      aclnn_test::Rng rng(11);
-      for (int64_t i = 0; i < A * C; ++i) {
-        float xv = static_cast<float>(rng.Uniform(-12, 12)), yv = static_cast<float>(rng.Uniform(0, 1));
-        if (i == 9) xv = NAN;  // a NaN row stays NaN on every path
-        PutAs(x, i, xv, dt);
-        PutAs(y, i, yv, dt);
-      }
-      SceProblem p;
-      p.dtypeBytes = static_cast<int32_t>(es);
-      p.N = p.featuresN = p.labelsN = A;
-      p.C = p.featuresC = p.labelsC = C;
+      std::vector<uint8_t> x, y;
+      // A NaN row (feature 9) stays NaN on every path.
+      const SceProblem p = DirectInputs(A, C, dt, 11, -12, 12, 1, [](int64_t i, float* v) { if (i == 9) *v = NAN; }, &x, &y);
       std::vector<uint8_t> want_bp, want_loss;
       for (Isa isa : aclnn_test::SupportedIsas()) {
         aclnn_test::ScopedIsa si(isa);
