@@ -186,12 +186,7 @@ ChunkStat ChunkStatsT(const In x, int64_t n, float* es, const char* next, float*
   if (tail) {
     const Vf z = simd::Sub(kWide ? simd::Load(zs + kL * nv) : x.Tail(kL * nv, tail, -kInf), M);
     if constexpr (kZ) simd::Store(zs + kL * nv, z);
-    // The padded lanes' (and -inf logits') exp(-inf) = +0 is selected, not computed (the same
-    // bits): the AVX2 / scalar exp reaches 0 from -104 through subnormal products
-    // (ScaleByPow2), and a core may take a microcode assist for those. Measured on Zen 4 running
-    // the AVX2 build, 1 thread: [4096, 97] fp32 took 33 ns a row more than [4096, 96].
-    const simd::Mask ninf = simd::Equal(z, simd::Set(-kInf));
-    const Vf e = simd::Select(ninf, simd::Zero(), simd::ExpNonPositive(simd::Select(ninf, simd::Zero(), z)));
+    const Vf e = simd::ExpNonPositive(z);
     if constexpr (kStore) simd::Store(es + kL * nv, e);
     if (nv & 1) sa[1].Add(e);
     else sa[0].Add(e);
