@@ -464,7 +464,7 @@ TEST(SceDeterminism, SameBitsForThreadsAndIsas) {
       {ACL_FLOAT, {2, 5, 7, 9}, {2, 5, 7, 9}, true}, {ACL_FLOAT, {33, 1}, {33, 1}, false},
       {ACL_FLOAT, {70, 17}, {70, 1}, false},      {ACL_FLOAT, {70, 24}, {70, 24}, false},
       {ACL_BF16, {100, 48}, {100, 48}, false},   {ACL_FLOAT, {70, 60}, {70, 60}, false},
-      {ACL_BF16, {100, 127}, {100, 127}, false},
+      {ACL_BF16, {100, 127}, {100, 127}, false}, {ACL_FLOAT, {301, 100}, {301, 100}, false},
   };
   for (const Shape& s : shapes) {
     uint64_t want = 0;
@@ -494,7 +494,9 @@ TEST(SceDeterminism, SameBitsForThreadsAndIsas) {
 // Confident, correct predictions: s = 1 + tiny, the loss is about the tiny part. The loss must
 // keep its relative precision (a plain float sum next to 1 loses it).
 TEST(ScePrecision, ConfidentPredictionsKeepRelativeLossPrecision) {
-  for (int64_t C : {2, 5, 8, 20, 5000, 9000})
+  // Packed rows (C <= 20), FullLoad rows (64, 100, 1000: L from one vector log per 16 rows),
+  // SplitR (5000, 9000); 21 rows leave a partial group of 5.
+  for (int64_t C : {2, 5, 8, 20, 64, 100, 1000, 5000, 9000})
     for (bool nchw : {false, true}) {
       if (nchw && C > 20) continue;
       const std::vector<int64_t> dims = nchw ? std::vector<int64_t>{2, C, 3, 7} : std::vector<int64_t>{21, C};

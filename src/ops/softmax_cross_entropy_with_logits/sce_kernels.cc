@@ -55,6 +55,18 @@ __attribute__((always_inline)) inline void UpdateAt(A* acc, int64_t i, F f) {
   }
 }
 
+// Per lane (16 rows of the lane path, or 16 rows of FullLoad, see Rows), from the sum of exp
+// values as s + r (s = its fp32 rounding, r what the rounding
+// dropped, exactly): inv = 1 / s and L = log(s + r) = Log(s) + r / s in fp32 (log1p(r / s) =
+// r / s to 2^-48), which keeps its relative precision when the sum is close to 1 (confident
+// predictions: s may round to 1 while the loss is the small r). s lies in [1, C] (the maximum
+// class contributes exp(0) = 1) or is NaN (rows with +inf, NaN or only -inf logits), where inv
+// and so L are NaN too: LogPositiveNormal (Log's bits, <= 2 ulp) needs no special values.
+__attribute__((always_inline)) inline void LanesLog(Vf s, Vf r, Vf* inv, Vf* L) {
+  *inv = simd::Div(simd::Set(1.0f), s);
+  *L = simd::MulAdd(r, *inv, simd::LogPositiveNormal(s));
+}
+
 // ---- row path (kRows) ---------------------------------------------------------------------
 
 // One row of features or labels: contiguous classes, or one value broadcast over the row.
@@ -224,7 +236,7 @@ ChunkStat ChunkStats(const In& x, int64_t n, float* es, float* zs, bool keepZ, c
 // classes 2-16 % slower (four copies per row instead of one), so FullLoad copies once.
 template <bool kLoad, bool kStream, bool kPieces, bool kZ, typename T, typename InX, typename InY>
 float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, int64_t n, float m, float L, float scale,
-                  const float* es, float mExp, const float* zs) {
+                  const float* es, float mExp, const float* zs, float* ySum) {
   int64_t copied = 0;  // kStream: elements of the stage already copied to dst
   auto flush = [&](int64_t upto) {  // copies [copied, upto) up to a 64-byte boundary of dst
     if constexpr (kStream) {
@@ -242,7 +254,10 @@ float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, int64_t n, float m, f
   const int tail = static_cast<int>(n % kL);
   const Vf M = simd::Set(m), Scale = simd::Set(scale), Lv = simd::Set(L), Me = simd::Set(mExp);
   Vf la[4] = {simd::Zero(), simd::Zero(), simd::Zero(), simd::Zero()};
-  auto step = [&](int64_t jj, Vf& acc) {  // returns the backprop of vector jj
+  Vf ya[2] = {simd::Zero(), simd::Zero()};  // kZ: sum y, vector j to accumulator j % 2
+  // Returns the backprop of vector jj; acc = la[jj % 4], yacc = ya[jj % 2] (constant indices at
+  // every call: an accumulator array indexed at run time would live on the stack).
+  auto step = [&](int64_t jj, Vf& acc, Vf& yacc) {
     x.Prefetch(kL * jj);
     y.Prefetch(kL * jj);
     const Vf yv = y.At(kL * jj);
@@ -256,19 +271,24 @@ float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, int64_t n, float m, f
       else e = simd::ExpNonPositive(simd::Sub(xv, Me));
       z = simd::Sub(xv, M);
     }
-    acc = simd::MulAdd(yv, simd::Sub(Lv, z), acc);
+    if constexpr (kZ) {
+      acc = simd::MulAdd(yv, z, acc);
+      yacc = simd::Add(yacc, yv);
+    } else {
+      acc = simd::MulAdd(yv, simd::Sub(Lv, z), acc);
+    }
     return simd::MulSub(e, Scale, yv);
   };
   int64_t j = 0;
   for (; j + 4 <= nv; j += 4) {
-    simd::StoreAsPair(bp + kL * j, step(j, la[0]), step(j + 1, la[1]));
-    simd::StoreAsPair(bp + kL * (j + 2), step(j + 2, la[2]), step(j + 3, la[3]));
+    simd::StoreAsPair(bp + kL * j, step(j, la[0], ya[0]), step(j + 1, la[1], ya[1]));
+    simd::StoreAsPair(bp + kL * (j + 2), step(j + 2, la[2], ya[0]), step(j + 3, la[3], ya[1]));
     if constexpr (kPieces)
       if ((j + 4) % 16 == 0) flush(kL * (j + 4));
   }
-  if (j < nv) simd::StoreAs(bp + kL * j, step(j, la[0])), ++j;  // j % 4 == 0 here
-  if (j < nv) simd::StoreAs(bp + kL * j, step(j, la[1])), ++j;
-  if (j < nv) simd::StoreAs(bp + kL * j, step(j, la[2])), ++j;
+  if (j < nv) simd::StoreAs(bp + kL * j, step(j, la[0], ya[0])), ++j;  // j % 4 == 0 here
+  if (j < nv) simd::StoreAs(bp + kL * j, step(j, la[1], ya[1])), ++j;
+  if (j < nv) simd::StoreAs(bp + kL * j, step(j, la[2], ya[0])), ++j;
   if (tail) {
     // Padded lanes: y = 0 and a finite z (x = 0, or z = 0 from the stage) add 0 to the loss;
     // their backprop is not stored.
@@ -284,10 +304,17 @@ float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, int64_t n, float m, f
       z = simd::Sub(xv, M);
     }
     simd::StoreAsN(bp + kL * nv, simd::MulSub(e, Scale, yv), tail);
-    const Vf d = simd::Sub(Lv, z);
-    UpdateAt(la, nv, [&](Vf a) { return simd::MulAdd(yv, d, a); });
+    if constexpr (kZ) {
+      UpdateAt(la, nv, [&](Vf a) { return simd::MulAdd(yv, z, a); });
+      if (nv & 1) ya[1] = simd::Add(ya[1], yv);
+      else ya[0] = simd::Add(ya[0], yv);
+    } else {
+      const Vf d = simd::Sub(Lv, z);
+      UpdateAt(la, nv, [&](Vf a) { return simd::MulAdd(yv, d, a); });
+    }
   }
   flush(n);
+  if constexpr (kZ) *ySum = simd::ReduceSum(simd::Add(ya[0], ya[1]));
   return simd::ReduceSum(Fold4(la[0], la[1], la[2], la[3]));
 }
 
@@ -303,17 +330,17 @@ struct BpOut {
 // kPieces: stream a SplitR chunk out in pieces (see ChunkApplyT); FullLoad rows copy once.
 template <bool kPieces, typename T, typename InX, typename InY>
 float ChunkApply(const InX& x, const InY& y, const BpOut<T>& out, T* bp, int64_t n, float m, float L,
-                 float scale, const float* es, float mExp, const float* zs) {
+                 float scale, const float* es, float mExp, const float* zs, float* ySum = nullptr) {
   if (zs) {  // FullLoad
-    return out.stream ? ChunkApplyT<true, true, kPieces, true>(x, y, out.stage, bp, n, m, L, scale, es, mExp, zs)
-                      : ChunkApplyT<true, false, false, true>(x, y, bp, static_cast<T*>(nullptr), n, m, L, scale, es, mExp, zs);
+    return out.stream ? ChunkApplyT<true, true, kPieces, true>(x, y, out.stage, bp, n, m, L, scale, es, mExp, zs, ySum)
+                      : ChunkApplyT<true, false, false, true>(x, y, bp, static_cast<T*>(nullptr), n, m, L, scale, es, mExp, zs, ySum);
   }
   if (out.stream)
-    return es ? ChunkApplyT<true, true, kPieces, false>(x, y, out.stage, bp, n, m, L, scale, es, mExp, nullptr)
-              : ChunkApplyT<false, true, kPieces, false>(x, y, out.stage, bp, n, m, L, scale, nullptr, mExp, nullptr);
+    return es ? ChunkApplyT<true, true, kPieces, false>(x, y, out.stage, bp, n, m, L, scale, es, mExp, nullptr, nullptr)
+              : ChunkApplyT<false, true, kPieces, false>(x, y, out.stage, bp, n, m, L, scale, nullptr, mExp, nullptr, nullptr);
   T* const none = nullptr;
-  return es ? ChunkApplyT<true, false, false, false>(x, y, bp, none, n, m, L, scale, es, mExp, nullptr)
-            : ChunkApplyT<false, false, false, false>(x, y, bp, none, n, m, L, scale, nullptr, mExp, nullptr);
+  return es ? ChunkApplyT<true, false, false, false>(x, y, bp, none, n, m, L, scale, es, mExp, nullptr, nullptr)
+            : ChunkApplyT<false, false, false, false>(x, y, bp, none, n, m, L, scale, nullptr, mExp, nullptr, nullptr);
 }
 
 inline int64_t ChunkLen(const SceTiling& t, int64_t c) {
@@ -335,6 +362,20 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   const T* yb = static_cast<const T*>(k.y);
   T* bpb = static_cast<T*>(k.bp);
   T* lb = static_cast<T*>(k.loss);
+  // FullLoad: up to 16 rows' loss parts, waiting for their L (one vector log per 16 rows).
+  alignas(64) float ps[kL], pr[kL], pl[kL], py[kL], pyz[kL];
+  int pending = 0;
+  auto flushLosses = [&](int64_t aEnd) {  // rows [aEnd - pending, aEnd)
+    for (int i = pending; i < kL; ++i) ps[i] = 1.0f, pr[i] = 0.0f;
+    Vf inv, L;
+    LanesLog(simd::Load(ps), simd::Load(pr), &inv, &L);
+    simd::Store(pl, L);
+    for (int i = 0; i < pending; ++i) {
+      const double loss = static_cast<double>(pl[i]) * static_cast<double>(py[i]) - static_cast<double>(pyz[i]);
+      lb[(aEnd - pending + i) * k.lossStride] = FromFloat<T>(static_cast<float>(loss));
+    }
+    pending = 0;
+  };
   for (int64_t a = a0; a < a1; ++a) {
     const RowIn<T, kXS> x(xb + a * k.xRowStride);
     const RowIn<T, kYS> y(yb + a * k.yRowStride);
@@ -343,10 +384,18 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
     // What the stats pass after this one reads (none for broadcast features).
     const T* nextRow = !kXS && a + 1 < a1 ? xb + (a + 1) * k.xRowStride : nullptr;
     auto nextChunk = [&](int64_t c) { return !kXS && c + 1 < t.rLoopTime ? x.p + (c + 1) * kSceChunk : nextRow; };
-    if (R <= kSceChunk) {  // FullLoad: the row stays in L1 between the passes
+    if (R <= kSceChunk) {
+      // FullLoad: the row stays in L1 between the passes. The apply pass needs only 1 / s; the
+      // loss sum y * (L - z) is taken as L * sum y - sum y * z, and L for 16 rows at a time
+      // (LanesLog, as the lane path), so no log sits between a row's sum and its apply pass.
       const ChunkStat st = ChunkStats(x, R, es, zs, true, nextRow);
-      const SceRowRecord row = SceOnline::One(st.m, st.s).Finish();
-      loss += ChunkApply<false>(x, y, out, bp, R, row.m, row.L, row.inv, es, row.m, zs);
+      const SceOnline row = SceOnline::One(st.m, st.s);
+      const float sf = static_cast<float>(row.S);
+      ps[pending] = sf;
+      pr[pending] = static_cast<float>(row.S - static_cast<double>(sf));
+      pyz[pending] = ChunkApply<false>(x, y, out, bp, R, row.m, 0.0f, 1.0f / sf, es, row.m, zs, &py[pending]);
+      if (++pending == kL) flushLosses(a + 1);
+      continue;
     } else {  // SplitR: online (max, sum) per chunk, then one apply pass
       SceOnline online;
       if (ex == nullptr) {  // no scratch (rows too long for it): the apply pass recomputes exp
@@ -378,6 +427,7 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
     }
     lb[a * k.lossStride] = FromFloat<T>(static_cast<float>(loss));
   }
+  if (pending) flushLosses(a1);
   if (out.stream) simd::StreamFence();
 }
 
@@ -429,17 +479,6 @@ void SplitPhase(const SceKernelArgs& k, int phase, int64_t task) {
 }
 
 // ---- lane path (kPackedRows, kNchwLanes): 16 rows or positions in the lanes ----------------
-
-// Per lane, from the sum of exp values as s + r (s = its fp32 rounding, r what the rounding
-// dropped, exactly): inv = 1 / s and L = log(s + r) = Log(s) + r / s in fp32 (log1p(r / s) =
-// r / s to 2^-48), which keeps its relative precision when the sum is close to 1 (confident
-// predictions: s may round to 1 while the loss is the small r). s lies in [1, C] (the maximum
-// class contributes exp(0) = 1) or is NaN (rows with +inf, NaN or only -inf logits), where inv
-// and so L are NaN too: LogPositiveNormal (Log's bits, <= 2 ulp) needs no special values.
-__attribute__((always_inline)) inline void LanesLog(Vf s, Vf r, Vf* inv, Vf* L) {
-  *inv = simd::Div(simd::Set(1.0f), s);
-  *L = simd::MulAdd(r, *inv, simd::LogPositiveNormal(s));
-}
 
 // s + r = k + t exactly for the split sum (TwoSum).
 __attribute__((always_inline)) inline void SplitSumToPair(const SplitSum& sum, Vf* s, Vf* r) {
