@@ -293,7 +293,7 @@ TEST(SceSpecialValues, InfAndNanFollowTensorFlow) {
   // against the reference (which follows the same formulas) in every path.
   const double inf = INFINITY;
   for (aclDataType dt : kDtypes)
-    for (int64_t C : {1, 2, 3, 8, 16, 40, 9000}) {
+    for (int64_t C : {1, 2, 3, 8, 16, 40, 100, 1000, 9000}) {
       for (bool nchw : {false, true}) {
         if (nchw && C > 40) continue;
         std::vector<int64_t> dims = nchw ? std::vector<int64_t>{1, C, 2, 3} : std::vector<int64_t>{6, C};

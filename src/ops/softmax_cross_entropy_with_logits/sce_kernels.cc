@@ -219,13 +219,14 @@ ChunkStat ChunkStats(const In& x, int64_t n, float* es, float* zs, bool keepZ, c
 }
 
 // Writes backprop = e * scale - y over one chunk and returns its loss part
-// sum y * (L - (x - m)) (fused multiply-adds into 4 accumulators) (per element, so 0 * inf is NaN as in TensorFlow). e = exp(x - mExp): read
+// sum y * (L - (x - m)) (fused multiply-adds into 4 accumulators) (per element, so 0 * inf is NaN as in TensorFlow);
+// kZ (FullLoad): sum y * (x - m) instead, and *ySum = sum y (vector j to accumulator j % 2). e = exp(x - mExp): read
 // from es (kLoad: the values ChunkStats stored for this chunk) or recomputed with the same
 // operations, so both give the same bits. FullLoad: mExp = m, scale = 1 / s. SplitR:
 // mExp = the chunk's own reference (ChunkExpRef), scale = SceChunkScale.
 // kZ (FullLoad, with kLoad): x - m is read from zs, where ChunkStats stored it, instead of
 // loading x again: the same bits (the stats pass subtracted ChunkExpRef(m), which differs from m
-// only for an all -inf row, whose L is -inf and every loss term NaN either way), one subtraction
+// only for an all -inf row, whose loss is NaN either way: its s is 0 and LanesLog's L NaN), one subtraction
 // fewer and, for 16-bit types, no second widening. Measured on AVX-512 Zen 4, in-cache
 // [64, 1000], 1 thread, 6 alternations: bf16 / fp16 0.94x the time, fp32 0.98x.
 //
@@ -347,22 +348,30 @@ inline int64_t ChunkLen(const SceTiling& t, int64_t c) {
   return c == t.rLoopTime - 1 ? t.rLoopTile : kSceChunk;
 }
 
+// FullLoad (R <= kSceChunk): each row stays in L1 between its passes.
+//
+// The apply pass needs only 1 / s: the loss sum y * (L - z) is taken as L * sum y - sum y * z
+// (both terms >= 0 for labels >= 0, so nothing cancels), and L for 16 rows at a time (LanesLog,
+// as the lane path), so no log call sits in a row's chain of max, exp, sum, 1 / s and apply.
+// Measured on AVX-512 Zen 4 against a std::log per row between the passes, 1 and 2 threads:
+// fp32 C = 64, 100, 256 0.80-0.92x the time (AVX2: C = 80 / 100 / 256 0.82 / 0.92 / 0.96x, C =
+// 64 1.0x), C = 1000 0.96-1.0x; with the log removed altogether (wrong results, a bound) C = 64
+// / 100 took 0.80-0.85x. Issuing row a + 1's stats pass before row
+// a's apply pass (two rows in flight, own stages) gained nothing more (0.96-1.04x at C = 64 to
+// 256) and cost C = 1000 1.07-1.19x: without the log call the core already overlaps the rows.
 template <typename T, bool kXS, bool kYS>
-void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
+void FullLoadRows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   const SceTiling& t = k.tiling;
   const int64_t R = t.R;
   alignas(64) float es[kSceChunk];
-  alignas(64) float zs[kSceChunk];  // 16-bit x widened once; FullLoad: then x - max (ChunkStatsT)
+  alignas(64) float zs[kSceChunk];  // 16-bit x widened once, then x - max (ChunkStatsT)
   alignas(64) T stage[kSceChunk];
   const BpOut<T> out{t.streamBackprop, stage};
-  float mc[kSceExpScratchMaxChunks];
-  // SplitR with a scratch: this block's row of exp values (tasks own disjoint scratch rows).
-  float* ex = k.expScratch ? k.expScratch + (a0 / t.blockFactor) * t.expScratchStride : nullptr;
   const T* xb = static_cast<const T*>(k.x);
   const T* yb = static_cast<const T*>(k.y);
   T* bpb = static_cast<T*>(k.bp);
   T* lb = static_cast<T*>(k.loss);
-  // FullLoad: up to 16 rows' loss parts, waiting for their L (one vector log per 16 rows).
+  // Up to 16 rows' loss parts, waiting for their L.
   alignas(64) float ps[kL], pr[kL], pl[kL], py[kL], pyz[kL];
   int pending = 0;
   auto flushLosses = [&](int64_t aEnd) {  // rows [aEnd - pending, aEnd)
@@ -378,25 +387,46 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   };
   for (int64_t a = a0; a < a1; ++a) {
     const RowIn<T, kXS> x(xb + a * k.xRowStride);
+    // What the stats pass after this one reads (none for broadcast features).
+    const T* nextRow = !kXS && a + 1 < a1 ? xb + (a + 1) * k.xRowStride : nullptr;
+    const ChunkStat st = ChunkStats(x, R, es, zs, true, nextRow);
+    const SceOnline row = SceOnline::One(st.m, st.s);
+    const float sf = static_cast<float>(row.S);
+    ps[pending] = sf;
+    pr[pending] = static_cast<float>(row.S - static_cast<double>(sf));
+    pyz[pending] = ChunkApply<false>(x, RowIn<T, kYS>(yb + a * k.yRowStride), out, bpb + a * k.bpRowStride, R,
+                                     row.m, 0.0f, 1.0f / sf, es, row.m, zs, &py[pending]);
+    if (++pending == kL) flushLosses(a + 1);
+  }
+  if (pending) flushLosses(a1);
+  if (out.stream) simd::StreamFence();
+}
+
+// SplitR (R > kSceChunk), and FullLoad through FullLoadRows.
+template <typename T, bool kXS, bool kYS>
+void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
+  const SceTiling& t = k.tiling;
+  const int64_t R = t.R;
+  if (R <= kSceChunk) return FullLoadRows<T, kXS, kYS>(k, a0, a1);
+  alignas(64) float zs[kSceChunk];  // 16-bit x widened once (ChunkStatsT)
+  alignas(64) T stage[kSceChunk];
+  const BpOut<T> out{t.streamBackprop, stage};
+  float mc[kSceExpScratchMaxChunks];
+  // SplitR with a scratch: this block's row of exp values (tasks own disjoint scratch rows).
+  float* ex = k.expScratch ? k.expScratch + (a0 / t.blockFactor) * t.expScratchStride : nullptr;
+  const T* xb = static_cast<const T*>(k.x);
+  const T* yb = static_cast<const T*>(k.y);
+  T* bpb = static_cast<T*>(k.bp);
+  T* lb = static_cast<T*>(k.loss);
+  for (int64_t a = a0; a < a1; ++a) {
+    const RowIn<T, kXS> x(xb + a * k.xRowStride);
     const RowIn<T, kYS> y(yb + a * k.yRowStride);
     T* bp = bpb + a * k.bpRowStride;
     double loss = 0.0;
     // What the stats pass after this one reads (none for broadcast features).
     const T* nextRow = !kXS && a + 1 < a1 ? xb + (a + 1) * k.xRowStride : nullptr;
     auto nextChunk = [&](int64_t c) { return !kXS && c + 1 < t.rLoopTime ? x.p + (c + 1) * kSceChunk : nextRow; };
-    if (R <= kSceChunk) {
-      // FullLoad: the row stays in L1 between the passes. The apply pass needs only 1 / s; the
-      // loss sum y * (L - z) is taken as L * sum y - sum y * z, and L for 16 rows at a time
-      // (LanesLog, as the lane path), so no log sits between a row's sum and its apply pass.
-      const ChunkStat st = ChunkStats(x, R, es, zs, true, nextRow);
-      const SceOnline row = SceOnline::One(st.m, st.s);
-      const float sf = static_cast<float>(row.S);
-      ps[pending] = sf;
-      pr[pending] = static_cast<float>(row.S - static_cast<double>(sf));
-      pyz[pending] = ChunkApply<false>(x, y, out, bp, R, row.m, 0.0f, 1.0f / sf, es, row.m, zs, &py[pending]);
-      if (++pending == kL) flushLosses(a + 1);
-      continue;
-    } else {  // SplitR: online (max, sum) per chunk, then one apply pass
+    {
       SceOnline online;
       if (ex == nullptr) {  // no scratch (rows too long for it): the apply pass recomputes exp
         for (int64_t c = 0; c < t.rLoopTime; ++c) {
@@ -427,7 +457,6 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
     }
     lb[a * k.lossStride] = FromFloat<T>(static_cast<float>(loss));
   }
-  if (pending) flushLosses(a1);
   if (out.stream) simd::StreamFence();
 }
 
