@@ -1,7 +1,8 @@
 // Google Benchmark: what this machine's memory moves for the traffic mixes of the operators,
 // next to the glibc memcpy that bench/compare uses as its roofline. A copy is one read stream
 // and one write stream; SCE reads two streams (features, labels) and writes one, mhc_pre and
-// the backward read N (+ 1) and write one, mhc_post reads one and writes N. The kernels here do
+// the backward read N (+ 1) and write one, mhc_post reads one and writes N (WriteK: the same
+// writes without the read). The kernels here do
 // the least arithmetic that touches every byte, with non-temporal stores on x86-64 (as the
 // library's kernels use beyond the last-level cache), so they bound what a kernel with that
 // traffic can reach; the "% of roofline" of bench/compare can exceed 100 % where memcpy is
@@ -143,9 +144,32 @@ void BM_Read1WriteK(benchmark::State& state) {
   Report(state, K + 1);
 }
 
+// K streams written, nothing read: the write bandwidth alone. mhc_post writes N bytes for each
+// byte it reads; where Read1WriteK/N takes as long as WriteK/N, its reads are free and the
+// writes alone bound it (docs/mhc.md).
+BENCH_CLONES void FillStreams(float* const* out, size_t K, size_t lo, size_t hi) {
+  for (size_t s = 0; s < K; ++s) {
+    V16 v = {};
+    v += static_cast<float>(s + 1);
+    for (size_t i = lo; i < hi; i += 16) Put16(out[s] + i, v);
+  }
+}
+
+void BM_WriteK(benchmark::State& state) {
+  const size_t K = static_cast<size_t>(state.range(0));
+  Buffers b(0, K);
+  std::vector<float*> out(K);
+  for (size_t s = 0; s < K; ++s) out[s] = b.Out(s);
+  auto run = [&] { Slices(kStreamFloats, [&](size_t lo, size_t hi) { FillStreams(out.data(), K, lo, hi); }); };
+  run();
+  for (auto _ : state) run();
+  Report(state, K);
+}
+
 BENCHMARK(BM_Memcpy)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReadKWrite1)->Arg(2)->Arg(4)->Arg(8)->Arg(9)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Read1WriteK)->Arg(4)->Arg(8)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WriteK)->Arg(4)->Arg(8)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
