@@ -55,13 +55,14 @@ __attribute__((always_inline)) inline void UpdateAt(A* acc, int64_t i, F f) {
   }
 }
 
-// Per lane (16 rows of the lane path, or 16 rows of FullLoad, see Rows), from the sum of exp
-// values as s + r (s = its fp32 rounding, r what the rounding
-// dropped, exactly): inv = 1 / s and L = log(s + r) = Log(s) + r / s in fp32 (log1p(r / s) =
-// r / s to 2^-48), which keeps its relative precision when the sum is close to 1 (confident
-// predictions: s may round to 1 while the loss is the small r). s lies in [1, C] (the maximum
-// class contributes exp(0) = 1) or is NaN (rows with +inf, NaN or only -inf logits), where inv
-// and so L are NaN too: LogPositiveNormal (Log's bits, <= 2 ulp) needs no special values.
+// Per lane (a row of the lane path, or of FullLoadRows), from the sum of exp values as s + r
+// (s = its fp32 rounding, r what the rounding dropped, exactly): inv = 1 / s and L = log(s + r)
+// = Log(s) + r / s in fp32 (log1p(r / s) = r / s to 2^-48), which keeps its relative precision
+// when the sum is close to 1 (confident predictions: s may round to 1 while the loss is the
+// small r). s lies in [1, C] (the maximum class contributes exp(0) = 1) or is NaN (rows with
+// +inf, NaN or, on the lane path, only -inf logits), where inv and so L are NaN too; a FullLoad
+// row of only -inf logits has s = 0, r = 0 and L = NaN from 0 * inf. LogPositiveNormal (Log's
+// bits, <= 2 ulp) needs no special values.
 __attribute__((always_inline)) inline void LanesLog(Vf s, Vf r, Vf* inv, Vf* L) {
   *inv = simd::Div(simd::Set(1.0f), s);
   *L = simd::MulAdd(r, *inv, simd::LogPositiveNormal(s));
@@ -354,11 +355,11 @@ inline int64_t ChunkLen(const SceTiling& t, int64_t c) {
 // (both terms >= 0 for labels >= 0, so nothing cancels), and L for 16 rows at a time (LanesLog,
 // as the lane path), so no log call sits in a row's chain of max, exp, sum, 1 / s and apply.
 // Measured on AVX-512 Zen 4 against a std::log per row between the passes, 1 and 2 threads:
-// fp32 C = 64, 100, 256 0.80-0.92x the time (AVX2: C = 80 / 100 / 256 0.82 / 0.92 / 0.96x, C =
-// 64 1.0x), C = 1000 0.96-1.0x; with the log removed altogether (wrong results, a bound) C = 64
-// / 100 took 0.80-0.85x. Issuing row a + 1's stats pass before row
-// a's apply pass (two rows in flight, own stages) gained nothing more (0.96-1.04x at C = 64 to
-// 256) and cost C = 1000 1.07-1.19x: without the log call the core already overlaps the rows.
+// fp32 C = 64, 100, 256 0.80-0.93x the time (AVX2: C = 80 / 100 / 256 0.82 / 0.92 / 0.96x, C =
+// 64 1.0x), C = 1000 0.96-1.02x; with the log removed altogether (wrong results, a bound) C = 64
+// / 100 took 0.80-0.85x. Issuing row a + 1's stats pass before row a's apply pass (two rows in
+// flight, own stages) gained nothing more (0.96-1.04x at C = 64 to 256) and cost C = 1000
+// 1.07-1.19x: without the log call the core already overlaps consecutive rows.
 template <typename T, bool kXS, bool kYS>
 void FullLoadRows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   const SceTiling& t = k.tiling;
@@ -426,33 +427,31 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
     // What the stats pass after this one reads (none for broadcast features).
     const T* nextRow = !kXS && a + 1 < a1 ? xb + (a + 1) * k.xRowStride : nullptr;
     auto nextChunk = [&](int64_t c) { return !kXS && c + 1 < t.rLoopTime ? x.p + (c + 1) * kSceChunk : nextRow; };
-    {
-      SceOnline online;
-      if (ex == nullptr) {  // no scratch (rows too long for it): the apply pass recomputes exp
-        for (int64_t c = 0; c < t.rLoopTime; ++c) {
-          const ChunkStat st = ChunkStats(x.Skip(c * kSceChunk), ChunkLen(t, c), nullptr, zs, false, nextChunk(c));
-          online.Add(st.m, st.s);
-        }
-        const SceRowRecord row = online.Finish();
-        for (int64_t c = 0; c < t.rLoopTime; ++c) {
-          // The chunk maximum again (a max pass, cheap next to the exp it saves storing).
-          const float m = ChunkMax(x.Skip(c * kSceChunk), ChunkLen(t, c));
-          loss += ChunkApply<true>(x.Skip(c * kSceChunk), y.Skip(c * kSceChunk), out, bp + c * kSceChunk,
-                             ChunkLen(t, c), row.m, row.L, SceChunkScale(m, row), nullptr,
-                             ChunkExpRef(m), nullptr);
-        }
-      } else {
-        for (int64_t c = 0; c < t.rLoopTime; ++c) {
-          const ChunkStat st = ChunkStats(x.Skip(c * kSceChunk), ChunkLen(t, c), ex + c * kSceChunk, zs, false, nextChunk(c));
-          mc[c] = st.m;
-          online.Add(st.m, st.s);
-        }
-        const SceRowRecord row = online.Finish();
-        for (int64_t c = 0; c < t.rLoopTime; ++c) {
-          loss += ChunkApply<true>(x.Skip(c * kSceChunk), y.Skip(c * kSceChunk), out, bp + c * kSceChunk,
-                             ChunkLen(t, c), row.m, row.L, SceChunkScale(mc[c], row),
-                             ex + c * kSceChunk, ChunkExpRef(mc[c]), nullptr);
-        }
+    SceOnline online;  // (max, sum) per chunk, folded in chunk order, then one apply pass
+    if (ex == nullptr) {  // no scratch (rows too long for it): the apply pass recomputes exp
+      for (int64_t c = 0; c < t.rLoopTime; ++c) {
+        const ChunkStat st = ChunkStats(x.Skip(c * kSceChunk), ChunkLen(t, c), nullptr, zs, false, nextChunk(c));
+        online.Add(st.m, st.s);
+      }
+      const SceRowRecord row = online.Finish();
+      for (int64_t c = 0; c < t.rLoopTime; ++c) {
+        // The chunk maximum again (a max pass, cheap next to the exp it saves storing).
+        const float m = ChunkMax(x.Skip(c * kSceChunk), ChunkLen(t, c));
+        loss += ChunkApply<true>(x.Skip(c * kSceChunk), y.Skip(c * kSceChunk), out, bp + c * kSceChunk,
+                                 ChunkLen(t, c), row.m, row.L, SceChunkScale(m, row), nullptr,
+                                 ChunkExpRef(m), nullptr);
+      }
+    } else {
+      for (int64_t c = 0; c < t.rLoopTime; ++c) {
+        const ChunkStat st = ChunkStats(x.Skip(c * kSceChunk), ChunkLen(t, c), ex + c * kSceChunk, zs, false, nextChunk(c));
+        mc[c] = st.m;
+        online.Add(st.m, st.s);
+      }
+      const SceRowRecord row = online.Finish();
+      for (int64_t c = 0; c < t.rLoopTime; ++c) {
+        loss += ChunkApply<true>(x.Skip(c * kSceChunk), y.Skip(c * kSceChunk), out, bp + c * kSceChunk,
+                                 ChunkLen(t, c), row.m, row.L, SceChunkScale(mc[c], row),
+                                 ex + c * kSceChunk, ChunkExpRef(mc[c]), nullptr);
       }
     }
     lb[a * k.lossStride] = FromFloat<T>(static_cast<float>(loss));
