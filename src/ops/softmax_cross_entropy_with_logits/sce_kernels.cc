@@ -70,6 +70,13 @@ __attribute__((always_inline)) inline void LanesLog(Vf s, Vf r, Vf* inv, Vf* L) 
 
 // ---- row path (kRows) ---------------------------------------------------------------------
 
+// See ChunkStatsT.
+#if defined(ACLNN_ISA_AVX512)
+#define ACLNN_SCE_STATS_INLINE __attribute__((always_inline)) inline
+#else
+#define ACLNN_SCE_STATS_INLINE
+#endif
+
 // One row of features or labels: contiguous classes, or one value broadcast over the row.
 template <typename T, bool kScalar>
 struct RowIn {
@@ -121,7 +128,7 @@ struct SplitSum {
 // The maximum of a chunk, vector j to accumulator j % 4, tails padded with -inf. kStage: xs
 // receives the chunk widened to fp32, its tail vector padded with -inf (roundup(n, 16) floats).
 template <bool kStage, typename In>
-float ChunkMaxT(const In& x, int64_t n, float* xs) {
+ACLNN_SCE_STATS_INLINE float ChunkMaxT(const In& x, int64_t n, float* xs) {
   const int64_t nv = n / kL;
   const int tail = static_cast<int>(n % kL);
   Vf mx[4] = {simd::Set(-kInf), simd::Set(-kInf), simd::Set(-kInf), simd::Set(-kInf)};
@@ -165,8 +172,13 @@ float ChunkMax(const In& x, int64_t n) { return ChunkMaxT<false>(x, n, nullptr);
 // exp and the exp waits for memory in the next pass (measured on AVX-512 Zen 4, 2 threads:
 // fp32 [4096,1000] / [65536,1000] / [1024,32000] / [64,131072] 0.68 / 0.82 / 0.77 / 0.82x the
 // time, bf16 SplitR 0.83-0.86x; 16-bit FullLoad, compute-bound at its in-cache rate, unchanged).
+//
+// Inlined on AVX-512 (ACLNN_SCE_STATS_INLINE, and ChunkMaxT into it): as calls, the two cost
+// short FullLoad rows 3-6 % (fp32 [4096, 64], [1024, 80], [2048, 128] in cache, 1 thread, A/B
+// in both orders on Zen 4, the same bits; bf16 and C = 1000 unchanged). On AVX2 (16 vector
+// registers) inlining made [1024, 100] / [4096, 256] fp32 1.16x slower.
 template <bool kStore, bool kNext, bool kZ, typename In>
-ChunkStat ChunkStatsT(const In x, int64_t n, float* es, const char* next, float* zs) {
+ACLNN_SCE_STATS_INLINE ChunkStat ChunkStatsT(const In x, int64_t n, float* es, const char* next, float* zs) {
   constexpr int64_t kElemBytes = sizeof(*x.p);
   const int64_t nv = n / kL;
   const int tail = static_cast<int>(n % kL);
