@@ -70,11 +70,11 @@ __attribute__((always_inline)) inline void LanesLog(Vf s, Vf r, Vf* inv, Vf* L) 
 
 // ---- row path (kRows) ---------------------------------------------------------------------
 
-// See ChunkStatsT.
+// See FullLoadRows.
 #if defined(ACLNN_ISA_AVX512)
-#define ACLNN_SCE_STATS_INLINE __attribute__((always_inline)) inline
+#define ACLNN_SCE_FLATTEN __attribute__((flatten))
 #else
-#define ACLNN_SCE_STATS_INLINE
+#define ACLNN_SCE_FLATTEN
 #endif
 
 // One row of features or labels: contiguous classes, or one value broadcast over the row.
@@ -128,7 +128,7 @@ struct SplitSum {
 // The maximum of a chunk, vector j to accumulator j % 4, tails padded with -inf. kStage: xs
 // receives the chunk widened to fp32, its tail vector padded with -inf (roundup(n, 16) floats).
 template <bool kStage, typename In>
-ACLNN_SCE_STATS_INLINE float ChunkMaxT(const In& x, int64_t n, float* xs) {
+float ChunkMaxT(const In& x, int64_t n, float* xs) {
   const int64_t nv = n / kL;
   const int tail = static_cast<int>(n % kL);
   Vf mx[4] = {simd::Set(-kInf), simd::Set(-kInf), simd::Set(-kInf), simd::Set(-kInf)};
@@ -172,13 +172,8 @@ float ChunkMax(const In& x, int64_t n) { return ChunkMaxT<false>(x, n, nullptr);
 // exp and the exp waits for memory in the next pass (measured on AVX-512 Zen 4, 2 threads:
 // fp32 [4096,1000] / [65536,1000] / [1024,32000] / [64,131072] 0.68 / 0.82 / 0.77 / 0.82x the
 // time, bf16 SplitR 0.83-0.86x; 16-bit FullLoad, compute-bound at its in-cache rate, unchanged).
-//
-// Inlined on AVX-512 (ACLNN_SCE_STATS_INLINE, and ChunkMaxT into it): as calls, the two cost
-// short FullLoad rows 3-6 % (fp32 [4096, 64], [1024, 80], [2048, 128] in cache, 1 thread, A/B
-// in both orders on Zen 4, the same bits; bf16 and C = 1000 unchanged). On AVX2 (16 vector
-// registers) inlining made [1024, 100] / [4096, 256] fp32 1.16x slower.
 template <bool kStore, bool kNext, bool kZ, typename In>
-ACLNN_SCE_STATS_INLINE ChunkStat ChunkStatsT(const In x, int64_t n, float* es, const char* next, float* zs) {
+ChunkStat ChunkStatsT(const In x, int64_t n, float* es, const char* next, float* zs) {
   constexpr int64_t kElemBytes = sizeof(*x.p);
   const int64_t nv = n / kL;
   const int tail = static_cast<int>(n % kL);
@@ -372,8 +367,14 @@ inline int64_t ChunkLen(const SceTiling& t, int64_t c) {
 // / 100 took 0.80-0.85x. Issuing row a + 1's stats pass before row a's apply pass (two rows in
 // flight, own stages) gained nothing more (0.96-1.04x at C = 64 to 256) and cost C = 1000
 // 1.07-1.19x: without the log call the core already overlaps consecutive rows.
+//
+// Flattened on AVX-512 (ACLNN_SCE_FLATTEN: ChunkStatsT and ChunkMaxT inlined here, not in
+// SplitR): as calls they cost short rows 3-6 % (fp32 [4096, 64], [1024, 80], [2048, 128] in
+// cache, 1 thread, A/B in both orders on Zen 4, the same bits; bf16 and C = 1000 unchanged).
+// Inlined everywhere, SplitR [1024, 32000] took 1.03-1.07x; on AVX2 (16 vector registers)
+// inlining made [1024, 100] / [4096, 256] fp32 1.16x slower.
 template <typename T, bool kXS, bool kYS>
-void FullLoadRows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
+ACLNN_SCE_FLATTEN void FullLoadRows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   const SceTiling& t = k.tiling;
   const int64_t R = t.R;
   alignas(64) float es[kSceChunk];
