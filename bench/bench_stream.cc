@@ -2,8 +2,8 @@
 // next to the glibc memcpy that bench/compare uses as its roofline. A copy is one read stream
 // and one write stream; SCE reads two streams (features, labels) and writes one, mhc_pre and
 // the backward read N (+ 1) and write one, mhc_post reads one and writes N (WriteK: the same
-// writes without the read). The kernels here do
-// the least arithmetic that touches every byte, with non-temporal stores on x86-64 (as the
+// writes without the read). The kernels here do the least arithmetic that touches every byte,
+// with non-temporal stores on x86-64 (as the
 // library's kernels use beyond the last-level cache), so they bound what a kernel with that
 // traffic can reach; the "% of roofline" of bench/compare can exceed 100 % where memcpy is
 // slower than such a kernel.
