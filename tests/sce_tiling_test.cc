@@ -56,8 +56,8 @@ TEST(SceTiling, Table) {
       {"[64,131072] bf16", Nd(64, 131072, 2), kThisLike, S::kSplitR, K::kRows, 64, 131072, 2, 32, 2, 32, 4096, 32, 4096, false, 2 * 131072 * 4},
       {"[4,1048576]", Nd(4, 1 << 20), kThisLike, S::kSplitR, K::kRows, 4, 1 << 20, 2, 2, 2, 2, 4096, 256, 4096, false, 2 * (4 << 20)},
       // SplitR keeps an fp32 exp row per block (serial) or per row (A < cores).
-      // A < cores: (row, chunk) tasks; 1024 chunk records (16 B) + 4 row records (24 B), 4 exp rows.
-      {"[4,1048576] Ascend", Nd(4, 1 << 20), kAscendLikePlatform, S::kSplitR, K::kRows, 4, 1 << 20, 40, 26, 40, 10, 4096, 256, 4096, true, 16512 + 4 * (4 << 20)},
+      // A < cores: (row, chunk) tasks; 1024 chunk records (16 B) + 4 row records (16 B), 4 exp rows.
+      {"[4,1048576] Ascend", Nd(4, 1 << 20), kAscendLikePlatform, S::kSplitR, K::kRows, 4, 1 << 20, 40, 26, 40, 10, 4096, 256, 4096, true, 16448 + 4 * (4 << 20)},
       {"[1,131072]", Nd(1, 131072), kThisLike, S::kSplitR, K::kRows, 1, 131072, 2, 16, 2, 16, 4096, 32, 4096, true, 576 + 131072 * 4},
       // Beyond 2^22 classes no exp scratch: 1025 chunk records + 1 row record, 64-byte aligned.
       {"[1,2^22+1]", Nd(1, (1 << 22) + 1), kThisLike, S::kSplitR, K::kRows, 1, (1 << 22) + 1, 2, 513, 2, 512, 4096, 1025, 1, true, 16448},

@@ -408,6 +408,7 @@ ACLNN_SCE_FLATTEN void FullLoadRows(const SceKernelArgs& k, int64_t a0, int64_t 
     const float sf = static_cast<float>(row.S);
     ps[pending] = sf;
     pr[pending] = static_cast<float>(row.S - static_cast<double>(sf));
+    // L = 0: unused here (kZ), the loss is formed in flushLosses.
     pyz[pending] = ChunkApply<false>(x, RowIn<T, kYS>(yb + a * k.yRowStride), out, bpb + a * k.bpRowStride, R,
                                      row.m, 0.0f, 1.0f / sf, es, row.m, zs, &py[pending]);
     if (++pending == kL) flushLosses(a + 1);

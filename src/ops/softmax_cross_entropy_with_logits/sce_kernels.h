@@ -67,8 +67,6 @@ struct SceOnline {
     SceRowRecord r{};
     r.S = S;
     r.m = m;
-    r.sf = static_cast<float>(S);
-    r.inv = 1.0f / r.sf;
     r.L = static_cast<float>(std::log(S));
     return r;
   }

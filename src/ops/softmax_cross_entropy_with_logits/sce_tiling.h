@@ -126,7 +126,7 @@ struct SceChunkRecord {
 };
 struct SceRowRecord {
   double S;
-  float m, L, sf, inv;  // inv = 1 / sf: softmax = exp(z) * inv (a multiply, not a divide)
+  float m, L;
 };
 
 SceTiling PlanSce(const SceProblem& problem, const PlatformInfo& platform);
