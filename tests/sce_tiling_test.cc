@@ -59,6 +59,12 @@ TEST(SceTiling, Table) {
       // A < cores: (row, chunk) tasks; 1024 chunk records (16 B) + 4 row records (16 B), 4 exp rows.
       {"[4,1048576] Ascend", Nd(4, 1 << 20), kAscendLikePlatform, S::kSplitR, K::kRows, 4, 1 << 20, 40, 26, 40, 10, 4096, 256, 4096, true, 16448 + 4 * (4 << 20)},
       {"[1,131072]", Nd(1, 131072), kThisLike, S::kSplitR, K::kRows, 1, 131072, 2, 16, 2, 16, 4096, 32, 4096, true, 576 + 131072 * 4},
+      // The exp scratch only while the rows in flight fit cacheBytes (32 MiB here) with their
+      // features: 2 rows x 4 Mi classes x (4 + 4 or 2) bytes do not, 1 row x 4 Mi x 8 does.
+      {"[2,4194304]", Nd(2, 1 << 22), kThisLike, S::kSplitR, K::kRows, 2, 1 << 22, 2, 1, 2, 1, 4096, 1024, 4096, false, 0},
+      {"[2,4194304] bf16", Nd(2, 1 << 22, 2), kThisLike, S::kSplitR, K::kRows, 2, 1 << 22, 2, 1, 2, 1, 4096, 1024, 4096, false, 0},
+      {"[1,4194304]", Nd(1, 1 << 22), kThisLike, S::kSplitR, K::kRows, 1, 1 << 22, 2, 512, 2, 512, 4096, 1024, 4096, true, 16448 + (16 << 20)},
+      {"[1,4194304] 16 MiB cache", Nd(1, 1 << 22), PlatformInfo{2, 512 * 1024, 16 << 20}, S::kSplitR, K::kRows, 1, 1 << 22, 2, 512, 2, 512, 4096, 1024, 4096, true, 16448},
       // Beyond 2^22 classes no exp scratch: 1025 chunk records + 1 row record, 64-byte aligned.
       {"[1,2^22+1]", Nd(1, (1 << 22) + 1), kThisLike, S::kSplitR, K::kRows, 1, (1 << 22) + 1, 2, 513, 2, 512, 4096, 1025, 1, true, 16448},
       {"[1048576,2]", Nd(1048576, 2), kThisLike, S::kFullLoad, K::kPackedRows, 1048576, 2, 2, 524288, 2, 524288, 0, 0, 0, false, 0},

@@ -28,8 +28,9 @@ namespace aclnn_portable {
 // it fixes the accumulation order. 4096 x (x, y, backprop, fp32 exp) <= 64 KiB fits every UB.
 constexpr int64_t kSceChunk = 4096;
 // SplitR keeps exp(x - chunk max) of a row in an fp32 workspace scratch (one exp per element
-// instead of two) for rows of up to this many classes (16 MiB of scratch per row); longer rows
-// recompute the exp in the apply pass (same bits, one more exp per element).
+// instead of two) for rows of up to this many classes (16 MiB of scratch per row), while the rows
+// in flight fit PlatformInfo::cacheBytes with their features (PlanSce); otherwise the apply pass
+// recomputes the exp (same bits, one more exp per element).
 constexpr int64_t kSceExpScratchMaxR = int64_t{1} << 22;
 constexpr int64_t kSceExpScratchMaxChunks = kSceExpScratchMaxR / kSceChunk;
 // The packed small-C path takes C <= 16 (one copy per C), and larger C (one copy for all of
