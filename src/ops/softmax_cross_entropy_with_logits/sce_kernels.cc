@@ -785,18 +785,15 @@ void NchwCopyIn(const T* src, int64_t C, int64_t HW, int n, float* dst) {
   }
 }
 
-// One group. Backprop of class c goes to bp(c) as float (over X's class c, which the last
-// pass has read by then) or as T (memory). Returns the group's loss.
-template <typename BP, bool kFull>
-Vf NchwGroup(int64_t C, const float* X, const float* Y, BP bp, int n, float* es) {
-  return LanesCore(
-      C, [&](int64_t c) { return simd::Load(X + kL * c); },
-      [&](int64_t c) { return simd::Load(Y + kL * c); },
-      [&](int64_t c, Vf v) {
-        if constexpr (kFull) simd::StoreAs(bp(c), v);
-        else simd::StoreAsN(bp(c), v, n);
-      },
-      es);
+// kG full groups in the copy scratch, group h at X + 2 * kL * C * h (C class vectors of
+// features, then C of labels); backprop replaces the features (LanesCoreG's last pass has read
+// class c before it stores it). loss[h]: group h's loss.
+template <int kG>
+void NchwScratchGroups(int64_t C, float* X, float* es, Vf* loss) {
+  LanesCoreG<kG>(
+      C, [&](int h, int64_t c) { return simd::Load(X + kL * (2 * C * h + c)); },
+      [&](int h, int64_t c) { return simd::Load(X + kL * (2 * C * h + C + c)); },
+      [&](int h, int64_t c, Vf v) { simd::Store(X + kL * (2 * C * h + c), v); }, es, loss);
 }
 
 // Large C: no scratch, every pass reads memory.
@@ -836,13 +833,15 @@ void NchwLanes(const SceKernelArgs& k, int64_t p0, int64_t p1) {
       continue;
     }
     float* es_or_null = C <= kLaneScratchC ? es : nullptr;
-    auto direct = [&](int64_t c) { return bpb + off + c * HW; };
     const int64_t groups = std::min<int64_t>(wide, avail / kL);
-    if (groups == 0) {  // a partial group at the end of an image or block
+    if (groups == 0) {  // a partial group at the end of an image or block: backprop to memory
       const int run = static_cast<int>(avail);
       NchwCopyIn<T, false>(xb + off, C, HW, run, scratch);
       NchwCopyIn<T, false>(yb + off, C, HW, run, scratch + kL * C);
-      const Vf l = NchwGroup<decltype(direct), false>(C, scratch, scratch + kL * C, direct, run, es_or_null);
+      const Vf l = LanesCore(
+          C, [&](int64_t c) { return simd::Load(scratch + kL * c); },
+          [&](int64_t c) { return simd::Load(scratch + kL * (C + c)); },
+          [&](int64_t c, Vf v) { simd::StoreAsN(bpb + off + c * HW, v, run); }, es_or_null);
       simd::StoreAsN(lb + p, l, run);
       p += run;
       continue;
@@ -862,22 +861,17 @@ void NchwLanes(const SceKernelArgs& k, int64_t p0, int64_t p1) {
     // Zen 4 against one at a time: 1 thread, [1, 19, 64, 64] (in L2) fp32 / bf16 0.92 / 0.89x;
     // 2 threads, [8, 19, 256, 256] fp32 0.94-1.0x, bf16 0.87-0.89x, fp16 0.86-0.96x.
     int64_t g = 0;
+    Vf l[2];
     if (2 * C <= kLaneScratchC) {
       for (; g + 2 <= groups; g += 2) {
-        float* X = scratch + 2 * kL * C * g;  // group g + h at X + 2 * kL * C * h
-        Vf l[2];
-        LanesCoreG<2>(
-            C, [&](int h, int64_t c) { return simd::Load(X + kL * (2 * C * h + c)); },
-            [&](int h, int64_t c) { return simd::Load(X + kL * (2 * C * h + C + c)); },
-            [&](int h, int64_t c, Vf v) { simd::Store(X + kL * (2 * C * h + c), v); }, es, l);
+        NchwScratchGroups<2>(C, scratch + 2 * kL * C * g, es, l);
         simd::StoreAs(lb + p + kL * g, l[0]);
         simd::StoreAs(lb + p + kL * (g + 1), l[1]);
       }
     }
     for (; g < groups; ++g) {
-      float* X = scratch + 2 * kL * C * g;
-      auto inX = [X](int64_t c) { return X + kL * c; };
-      simd::StoreAs(lb + p + kL * g, NchwGroup<decltype(inX), true>(C, X, X + kL * C, inX, kL, es_or_null));
+      NchwScratchGroups<1>(C, scratch + 2 * kL * C * g, es_or_null, l);
+      simd::StoreAs(lb + p + kL * g, l[0]);
     }
     // Backprop out in class runs of `groups` vectors, rounded to T here (once, as StoreAs does).
     for (int64_t c = 0; c < C; ++c) {
