@@ -637,7 +637,9 @@ __attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB s
 // 13 0.93 / 0.90x, 16 0.89 / 0.86x, but C = 10 1.02 / 0.89x: its block (~600 instructions) is
 // bound by throughput, not by its chain. 2 threads, bench/compare: [1048576, 2] fp32 0.73-0.84x,
 // fp16 0.71-0.75x, bf16 0.96-1.0x. For kC = 0 (C = 24 to 120) pairs measured no faster (their
-// blocks are long enough to fill the core alone) and are not used.
+// blocks are long enough to fill the core alone) and are not used. The last block of an odd
+// count keeps its own LanesCore call: one kG-generic lambda for both cost bf16 C = 8 / 10
+// 1.05 / 1.07x (1 thread, 3 alternations; the same bits, other code).
 template <typename T, int kC, bool kDense>
 void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   constexpr int kCap = kC > 0 ? kC : static_cast<int>(kScePackedMaxC);
