@@ -65,7 +65,7 @@ TEST(Simd, Bf16RoundingOfEveryUpperHalf) {
   for (const std::vector<float>* v : {&in, &shuffled})
     for (Isa isa : aclnn_test::SupportedIsas())
       for (Bf16Store way : {Bf16Store::kSingle, Bf16Store::kPair, Bf16Store::kRows, Bf16Store::kRows2,
-                            Bf16Store::kRows2Stream}) {
+                            Bf16Store::kRows2Stream, Bf16Store::kMhcDeint}) {
         std::vector<uint16_t> storage(v->size() + 32);
         uint16_t* b = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 / 2;  // 64-byte aligned
         ProbeToBf16(isa, v->data(), b, v->size(), way);

@@ -17,8 +17,10 @@ void ProbeToHalf(Isa isa, const float* x, uint16_t* y, size_t n);
 // StoreRowsT<16> (kRows: each 256 values are 16 vectors of 16, written transposed: y[256 b +
 // 16 r + c] = bf16(x[256 b + 16 c + r])), StoreRowsT<2> (kRows2: each 32 values are 2 vectors,
 // y[32 b + 2 r + c] = bf16(x[32 b + 16 c + r])) or StoreRows2Stream (kRows2Stream: the same with
-// non-temporal stores; y 64-byte aligned, else kSingle). The rest of n as kSingle.
-enum class Bf16Store { kSingle = 0, kPair = 1, kRows = 2, kRows2 = 3, kRows2Stream = 4 };
+// non-temporal stores; y 64-byte aligned, else kSingle) or simd::MhcStoreBf16Deint (kMhcDeint:
+// mhc's deinterleaved layout, AVX2 only, natural elsewhere; y[i] = bf16(x[i]) either way). The
+// rest of n as kSingle.
+enum class Bf16Store { kSingle = 0, kPair = 1, kRows = 2, kRows2 = 3, kRows2Stream = 4, kMhcDeint = 5 };
 void ProbeToBf16(Isa isa, const float* x, uint16_t* y, size_t n, Bf16Store way = Bf16Store::kSingle);
 void ProbeLog(Isa isa, const float* x, float* y, size_t n);
 void ProbeLogPositiveNormal(Isa isa, const float* x, float* y, size_t n);

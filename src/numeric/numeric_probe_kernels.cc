@@ -46,6 +46,16 @@ void ProbeToBf16(const float* x, uint16_t* y, size_t n, int way) {
   } else if (way == 4 && reinterpret_cast<uintptr_t>(y) % 64 == 0) {  // the same, non-temporal
     for (; i + 32 <= n; i += 32) simd::StoreRows2Stream(reinterpret_cast<BFloat16*>(y + i), x + i);
     simd::StreamFence();
+  } else if (way == 5) {
+    for (; i + simd::kLanes <= n; i += simd::kLanes) {
+#if defined(ACLNN_ISA_AVX2)
+      alignas(64) float d[simd::kLanes];  // the deinterleaved layout: ymm 0 = even, ymm 1 = odd elements
+      for (int k = 0; k < simd::kLanes / 2; ++k) d[k] = x[i + 2 * k], d[simd::kLanes / 2 + k] = x[i + 2 * k + 1];
+      simd::MhcStoreBf16Deint(y + i, simd::Load(d));
+#else
+      simd::MhcStoreBf16Deint(y + i, simd::Load(x + i));
+#endif
+    }
   }
   for (; i + simd::kLanes <= n; i += simd::kLanes) simd::StoreBf16Bits(y + i, simd::Load(x + i));
   if (i < n) simd::StoreBf16BitsN(y + i, simd::LoadN(x + i, static_cast<int>(n - i), 0.0f), static_cast<int>(n - i));
