@@ -105,7 +105,7 @@ __attribute__((always_inline)) inline Vf ScaleByPow2(Vf p, Vf n) {
 // than the core keeps waiting operations for where a Vf is two ymm (AVX2): a microbenchmark of
 // the FullLoad exp pass (Zen 3, 1 thread, an L1 row) took 0.72-0.75x the time with two vectors'
 // stages side by side, and 1.7x with four (16 ymm registers: spills). Used with kU = 2 by the
-// AVX2 / scalar kernels (ChunkStatsT, LanesCoreG); see the SCE doc for the kernels' gains.
+// AVX2 kernels (ChunkStatsT, LanesCoreG); see the SCE doc for the kernels' gains.
 template <int kU>
 __attribute__((always_inline)) inline void ExpClampedN(const Vf (&a)[kU], Vf (&e)[kU]) {
   Vf n[kU], r[kU], p[kU];

@@ -199,12 +199,13 @@ ChunkStat ChunkStatsT(const In x, int64_t n, float* es, const char* next, float*
       __builtin_prefetch(next + kL * j * kElemBytes);
       if constexpr (kElemBytes == 4) __builtin_prefetch(next + kL * (j + 1) * kElemBytes);
     }
-#if defined(ACLNN_ISA_AVX512)
+#if !defined(ACLNN_ISA_AVX2)
     step(j, sa[0]);
     step(j + 1, sa[1]);
 #else
     // The two exps interleaved (ExpNonPositiveN, the same bits): measured on AVX2 Zen 3, 1
-    // thread, see the SCE doc. AVX-512 (not measured this way) keeps one vector at a time.
+    // thread, see the SCE doc. AVX-512 (not measured this way) and the scalar build keep one
+    // vector at a time.
     const Vf z[2] = {simd::Sub(xAt(kL * j), M), simd::Sub(xAt(kL * (j + 1)), M)};
     if constexpr (kZ) simd::Store(zs + kL * j, z[0]), simd::Store(zs + kL * (j + 1), z[1]);
     Vf e[2];
@@ -582,7 +583,7 @@ __attribute__((always_inline)) inline void LanesCoreG(int64_t C, LX lx, LY ly, S
       const int64_t c1 = std::min(C, c0 + kLaneBlock);
       SplitSum b[kG];
       int64_t c = c0;
-#if !defined(ACLNN_ISA_AVX512)
+#if defined(ACLNN_ISA_AVX2)
       // Two classes' exps interleaved (ExpNonPositiveN, the same bits; see ChunkStatsT).
       for (; c + 2 <= c1; c += 2)
         ACLNN_FOR_G {
