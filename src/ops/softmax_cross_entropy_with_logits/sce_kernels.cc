@@ -582,9 +582,18 @@ __attribute__((always_inline)) inline void LanesCoreG(int64_t C, LX lx, LY ly, S
     for (int64_t c0 = 0; c0 < C; c0 += kLaneBlock) {
       const int64_t c1 = std::min(C, c0 + kLaneBlock);
       SplitSum b[kG];
-      int64_t c = c0;
+      auto oneClass = [&](int64_t c) __attribute__((always_inline)) {
+        ACLNN_FOR_G {
+          const Vf e = simd::ExpNonPositive(simd::Sub(lx(g, c), m[g]));
+          if (es) simd::Store(es + kL * (g * C + c), e);
+          b[g].Add(e);
+        }
+      };
 #if defined(ACLNN_ISA_AVX2)
-      // Two classes' exps interleaved (ExpNonPositiveN, the same bits; see ChunkStatsT).
+      // Two classes' exps interleaved (ExpNonPositiveN, the same bits; see ChunkStatsT), then
+      // the odd class left (a loop there made GCC warn of an out-of-bounds iteration it could
+      // not rule out).
+      int64_t c = c0;
       for (; c + 2 <= c1; c += 2)
         ACLNN_FOR_G {
           const Vf z[2] = {simd::Sub(lx(g, c), m[g]), simd::Sub(lx(g, c + 1), m[g])};
@@ -594,13 +603,10 @@ __attribute__((always_inline)) inline void LanesCoreG(int64_t C, LX lx, LY ly, S
           b[g].Add(e[0]);
           b[g].Add(e[1]);
         }
+      if (c < c1) oneClass(c);
+#else
+      for (int64_t c = c0; c < c1; ++c) oneClass(c);
 #endif
-      for (; c < c1; ++c)
-        ACLNN_FOR_G {
-          const Vf e = simd::ExpNonPositive(simd::Sub(lx(g, c), m[g]));
-          if (es) simd::Store(es + kL * (g * C + c), e);
-          b[g].Add(e);
-        }
       ACLNN_FOR_G {
         sum[g].k = simd::Add(sum[g].k, b[g].k);
         sum[g].t = simd::Add(sum[g].t, b[g].t);
