@@ -53,6 +53,7 @@ const SceShape kShapes[] = {
     {"InCache", false, {64, 1000}},
     {"InCache", false, {2048, 10}},
     {"InCache", false, {16384, 2}},
+    {"InCache", true, {1, 19, 64, 64}},
 };
 
 // The buffers of the last case, kept across the repeated calls Google Benchmark makes while it

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "numeric/half.h"
+#include "numeric/simd_x86_bf16.h"
 
 namespace aclnn_portable {
 namespace ACLNN_ISA_NS {
@@ -70,9 +71,6 @@ inline void StoreHalfBitsStream(uint16_t* p, Vf a) {
   _mm256_stream_si256(reinterpret_cast<__m256i*>(p), _mm256_set_m128i(hi, lo));
 }
 
-inline __m256 Bf16Widen8(__m128i b) {
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(b), 16));
-}
 inline Vf LoadBf16Bits(const uint16_t* p) {
   return {Bf16Widen8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))),
           Bf16Widen8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8)))};
@@ -85,31 +83,8 @@ inline Vf LoadBf16BitsN(const uint16_t* p, int n, float fill) {
   const __m256 f = _mm256_set1_ps(fill);
   return {_mm256_blendv_ps(f, v.lo, _mm256_castsi256_ps(m0)), _mm256_blendv_ps(f, v.hi, _mm256_castsi256_ps(m1))};
 }
-// 8 lanes of RNE bf16 (NaN quieted) in the low 16 bits of each 32-bit lane.
-inline __m256i Bf16Round8(__m256 a) {
-  const __m256i x = _mm256_castps_si256(a);
-  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
-  const __m256i r = _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))), 16);
-  const __m256i q = _mm256_or_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(0x40));
-  const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(a, a, _CMP_UNORD_Q));
-  return _mm256_blendv_epi8(r, q, nan);
-}
-// 16 bf16 in lane order. The NaN blend runs only when a lane is NaN (one unordered compare of
-// the two halves tests all 16 lanes); the bits are those of Bf16Round8 either way.
-__attribute__((always_inline)) inline __m256i Bf16FromVf(Vf a) {
-  const __m256 nan = _mm256_cmp_ps(a.lo, a.hi, _CMP_UNORD_Q);
-  __m256i r0, r1;
-  if (__builtin_expect(!_mm256_testz_ps(nan, nan), 0)) {
-    r0 = Bf16Round8(a.lo);
-    r1 = Bf16Round8(a.hi);
-  } else {
-    const __m256i one = _mm256_set1_epi32(1), bias = _mm256_set1_epi32(0x7fff);
-    const __m256i x0 = _mm256_castps_si256(a.lo), x1 = _mm256_castps_si256(a.hi);
-    r0 = _mm256_srli_epi32(_mm256_add_epi32(x0, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(x0, 16), one), bias)), 16);
-    r1 = _mm256_srli_epi32(_mm256_add_epi32(x1, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(x1, 16), one), bias)), 16);
-  }
-  return _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xd8);  // packus interleaves per 128
-}
+// 16 bf16 in lane order (simd_x86_bf16.h).
+__attribute__((always_inline)) inline __m256i Bf16FromVf(Vf a) { return Bf16Pack16(a.lo, a.hi); }
 inline void StoreBf16Bits(uint16_t* p, Vf a) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), Bf16FromVf(a)); }
 inline void StoreBf16BitsPair(uint16_t* p, Vf a, Vf b) { StoreBf16Bits(p, a), StoreBf16Bits(p + 16, b); }
 inline void StoreBf16BitsN(uint16_t* p, Vf a, int n) {
@@ -210,7 +185,10 @@ __attribute__((always_inline)) inline void MhcStoreBf16Deint(uint16_t* p, Vf a) 
   const __m256 nan = _mm256_cmp_ps(a.lo, a.hi, _CMP_UNORD_Q);
   __m256i r;
   if (__builtin_expect(!_mm256_testz_ps(nan, nan), 0)) {
-    r = _mm256_or_si256(Bf16Round8(a.lo), _mm256_slli_epi32(Bf16Round8(a.hi), 16));
+    const __m256 v[2] = {a.lo, a.hi};
+    __m256i w[2];
+    Bf16Bits8xN(v, w);
+    r = _mm256_or_si256(w[0], _mm256_slli_epi32(w[1], 16));
   } else {
     // In 16-bit words: the output word of element j is its high half h plus the carry of
     // RNE, (l + 0x7fff + (h & 1)) >> 16 for its low half l, which is avg(l, 0x7ffe + (h & 1))

@@ -1,7 +1,8 @@
 // x86 helpers for the lane-path row transposes of simd_avx2.h and simd_avx512.h (included at
 // their ends, inside namespace simd): 8 rows of kN elements <-> kN vectors of 8 lanes, in 128-bit
 // pieces, with exact loads and stores (no element outside the block is touched). The type T is
-// only widened / narrowed: fp32 as is, fp16 with F16C (RNE), bf16 by shift / integer RNE as half.h.
+// only widened / narrowed: fp32 as is, fp16 with F16C (RNE), bf16 by shift / integer RNE as half.h
+// (simd_x86_bf16.h).
 #pragma once
 #include <immintrin.h>
 
@@ -11,6 +12,7 @@
 #include <utility>
 
 #include "numeric/half.h"
+#include "numeric/simd_x86_bf16.h"
 
 namespace aclnn_portable {
 namespace ACLNN_ISA_NS {
@@ -58,30 +60,6 @@ inline void St4Bits(uint16_t* p, __m128i b) {
     if constexpr (u == 3) p[2] = static_cast<uint16_t>(_mm_extract_epi16(b, 2));
   }
 }
-// 8 bf16 -> fp32 (exact).
-inline __m256 Bf16Widen8x(__m128i b) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(b), 16)); }
-// fp32 -> bf16 bits, RNE with NaN quieted (FloatToBf16's bits, half.h), in the low word of each
-// 32-bit lane, for 8 lanes of each of a[0..kV-1] (kV even): one NaN test for them all, the
-// quieting blend only when a lane is NaN (see StoreChunk).
-template <int kV>
-__attribute__((always_inline)) inline void Bf16Bits8xN(const __m256 (&a)[kV], __m256i (&w)[kV]) {
-  static_assert(kV % 2 == 0);
-  __m256 nan = _mm256_cmp_ps(a[0], a[1], _CMP_UNORD_Q);
-  for (int i = 2; i < kV; i += 2) nan = _mm256_or_ps(nan, _mm256_cmp_ps(a[i], a[i + 1], _CMP_UNORD_Q));
-  const __m256i one = _mm256_set1_epi32(1), bias = _mm256_set1_epi32(0x7fff);
-  for (int i = 0; i < kV; ++i) {
-    const __m256i x = _mm256_castps_si256(a[i]);
-    w[i] = _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(x, 16), one), bias)), 16);
-  }
-  if (__builtin_expect(!_mm256_testz_ps(nan, nan), 0)) {
-    for (int i = 0; i < kV; ++i) {
-      const __m256i x = _mm256_castps_si256(a[i]);
-      const __m256i q = _mm256_or_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(0x40));
-      w[i] = _mm256_blendv_epi8(w[i], q, _mm256_castps_si256(_mm256_cmp_ps(a[i], a[i], _CMP_UNORD_Q)));
-    }
-  }
-}
-
 // 4x4 transposes inside each 128-bit half: a_i = [row i | row i + 4] (4 columns) <-> c_k =
 // column k of rows 0..7. The network is its own inverse.
 inline void Transpose4x4Halves(__m256& a0, __m256& a1, __m256& a2, __m256& a3) {
@@ -118,7 +96,7 @@ __attribute__((always_inline)) inline void LoadChunk(const T* p, int64_t n, int6
     } else {
       const uint16_t* q = reinterpret_cast<const uint16_t*>(p + c0);
       const __m128i b = _mm_unpacklo_epi64(Ld4Bits<u>(q + i * n), Ld4Bits<u>(q + (i + 4) * n));
-      a[i] = std::is_same_v<T, Half> ? _mm256_cvtph_ps(b) : Bf16Widen8x(b);
+      a[i] = std::is_same_v<T, Half> ? _mm256_cvtph_ps(b) : Bf16Widen8(b);
     }
   }
   Transpose4x4Halves(a[0], a[1], a[2], a[3]);
@@ -160,21 +138,14 @@ inline void Ld8(const Half* p, __m256& lo, __m256& hi) {
 }
 inline void Ld8(const BFloat16* p, __m256& lo, __m256& hi) {
   const __m128i* q = reinterpret_cast<const __m128i*>(p);
-  lo = Bf16Widen8x(_mm_loadu_si128(q));
-  hi = Bf16Widen8x(_mm_loadu_si128(q + 1));
+  lo = Bf16Widen8(_mm_loadu_si128(q));
+  hi = Bf16Widen8(_mm_loadu_si128(q + 1));
 }
 inline void St8(float* p, __m256 lo, __m256 hi) { _mm256_storeu_ps(p, lo); _mm256_storeu_ps(p + 8, hi); }
 inline void St8(Half* p, __m256 lo, __m256 hi) {
   __m128i* q = reinterpret_cast<__m128i*>(p);
   _mm_storeu_si128(q, _mm256_cvtps_ph(lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
   _mm_storeu_si128(q + 1, _mm256_cvtps_ph(hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-}
-// Bf16Bits8xN of lo and hi, the 16 bf16 in lane order (lo's, then hi's).
-inline __m256i Bf16Pack16(__m256 lo, __m256 hi) {
-  const __m256 a[2] = {lo, hi};
-  __m256i w[2];
-  Bf16Bits8xN(a, w);
-  return _mm256_permute4x64_epi64(_mm256_packus_epi32(w[0], w[1]), 0xd8);  // packus interleaves per 128
 }
 inline void St8(BFloat16* p, __m256 lo, __m256 hi) {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), Bf16Pack16(lo, hi));

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "numeric/half.h"
 #include "numeric/simd.h"
@@ -40,6 +41,19 @@ constexpr int kToL2 = 2;  // __builtin_prefetch locality 2 = prefetcht1
 // ~1000 fp32 classes is about one page, so the hardware prefetchers restart at every row; 4 KiB
 // ahead is the next row's same position (or, in SplitR, the next page of the chunk).
 constexpr int64_t kRowPrefetch = 4096;
+
+// Exps computed side by side, stage by stage (simd::ExpNonPositiveN: the same bits as one at a
+// time), by the exp passes of ChunkStatsT and LanesCoreG. AVX2: 2 (a Vf is two ymm, and one
+// vector's exp chain leaves the core idle; measured on Zen 3, 1 thread, see the SCE doc). 1
+// elsewhere: AVX-512 was not measured this way, and the scalar build gains nothing.
+#if defined(ACLNN_ISA_AVX2)
+constexpr int kExpBatch = 2;
+#else
+constexpr int kExpBatch = 1;
+#endif
+static_assert(kExpBatch == 1 || kExpBatch == 2, "the exp loops below leave at most one vector over");
+template <int kU>
+using ExpBatch = std::integral_constant<int, kU>;
 
 inline Vf Fold4(Vf a, Vf b, Vf c, Vf d) { return simd::Add(simd::Add(a, b), simd::Add(c, d)); }
 
@@ -186,12 +200,19 @@ ChunkStat ChunkStatsT(const In x, int64_t n, float* es, const char* next, float*
   // An all -inf chunk sums exp(x - 0) = 0 (a NaN in it still shows); +inf gives NaN.
   const Vf M = simd::Set(ChunkExpRef(m));
   SplitSum sa[2];  // vector j -> accumulator j % 2 (two pairs keep AVX2's 16 registers free)
-  auto step = [&](int64_t jj, SplitSum& acc) {
-    const Vf z = simd::Sub(xAt(kL * jj), M);
-    if constexpr (kZ) simd::Store(zs + kL * jj, z);
-    const Vf e = simd::ExpNonPositive(z);
-    if constexpr (kStore) simd::Store(es + kL * jj, e);
-    acc.Add(e);
+  // Vectors jj .. jj + kU - 1 into acc[0 .. kU - 1], their exps side by side (see kExpBatch).
+  auto steps = [&](auto batch, int64_t jj, SplitSum* acc) {
+    constexpr int kU = decltype(batch)::value;
+    Vf z[kU], e[kU];
+    for (int u = 0; u < kU; ++u) {
+      z[u] = simd::Sub(xAt(kL * (jj + u)), M);
+      if constexpr (kZ) simd::Store(zs + kL * (jj + u), z[u]);
+    }
+    simd::ExpNonPositiveN(z, e);
+    for (int u = 0; u < kU; ++u) {
+      if constexpr (kStore) simd::Store(es + kL * (jj + u), e[u]);
+      acc[u].Add(e[u]);
+    }
   };
   int64_t j = 0;
   for (; j + 2 <= nv; j += 2) {
@@ -199,23 +220,14 @@ ChunkStat ChunkStatsT(const In x, int64_t n, float* es, const char* next, float*
       __builtin_prefetch(next + kL * j * kElemBytes);
       if constexpr (kElemBytes == 4) __builtin_prefetch(next + kL * (j + 1) * kElemBytes);
     }
-#if !defined(ACLNN_ISA_AVX2)
-    step(j, sa[0]);
-    step(j + 1, sa[1]);
-#else
-    // The two exps interleaved (ExpNonPositiveN, the same bits): measured on AVX2 Zen 3, 1
-    // thread, see the SCE doc. AVX-512 (not measured this way) and the scalar build keep one
-    // vector at a time.
-    const Vf z[2] = {simd::Sub(xAt(kL * j), M), simd::Sub(xAt(kL * (j + 1)), M)};
-    if constexpr (kZ) simd::Store(zs + kL * j, z[0]), simd::Store(zs + kL * (j + 1), z[1]);
-    Vf e[2];
-    simd::ExpNonPositiveN(z, e);
-    if constexpr (kStore) simd::Store(es + kL * j, e[0]), simd::Store(es + kL * (j + 1), e[1]);
-    sa[0].Add(e[0]);
-    sa[1].Add(e[1]);
-#endif
+    if constexpr (kExpBatch == 2) {
+      steps(ExpBatch<2>{}, j, sa);
+    } else {
+      steps(ExpBatch<1>{}, j, &sa[0]);
+      steps(ExpBatch<1>{}, j + 1, &sa[1]);
+    }
   }
-  if (j < nv) step(j++, sa[0]);
+  if (j < nv) steps(ExpBatch<1>{}, j++, &sa[0]);
   if (tail) {
     const Vf z = simd::Sub(kWide ? simd::Load(zs + kL * nv) : x.Tail(kL * nv, tail, -kInf), M);
     if constexpr (kZ) simd::Store(zs + kL * nv, z);
@@ -582,31 +594,28 @@ __attribute__((always_inline)) inline void LanesCoreG(int64_t C, LX lx, LY ly, S
     for (int64_t c0 = 0; c0 < C; c0 += kLaneBlock) {
       const int64_t c1 = std::min(C, c0 + kLaneBlock);
       SplitSum b[kG];
-      auto oneClass = [&](int64_t c) __attribute__((always_inline)) {
+      // Classes c .. c + kU - 1 of every group, their exps side by side (see kExpBatch).
+      auto classes = [&](auto batch, int64_t c) __attribute__((always_inline)) {
+        constexpr int kU = decltype(batch)::value;
         ACLNN_FOR_G {
-          const Vf e = simd::ExpNonPositive(simd::Sub(lx(g, c), m[g]));
-          if (es) simd::Store(es + kL * (g * C + c), e);
-          b[g].Add(e);
+          Vf z[kU], e[kU];
+          for (int u = 0; u < kU; ++u) z[u] = simd::Sub(lx(g, c + u), m[g]);
+          simd::ExpNonPositiveN(z, e);
+          for (int u = 0; u < kU; ++u) {
+            if (es) simd::Store(es + kL * (g * C + c + u), e[u]);
+            b[g].Add(e[u]);
+          }
         }
       };
-#if defined(ACLNN_ISA_AVX2)
-      // Two classes' exps interleaved (ExpNonPositiveN, the same bits; see ChunkStatsT), then
-      // the odd class left (a loop there made GCC warn of an out-of-bounds iteration it could
-      // not rule out).
       int64_t c = c0;
-      for (; c + 2 <= c1; c += 2)
-        ACLNN_FOR_G {
-          const Vf z[2] = {simd::Sub(lx(g, c), m[g]), simd::Sub(lx(g, c + 1), m[g])};
-          Vf e[2];
-          simd::ExpNonPositiveN(z, e);
-          if (es) simd::Store(es + kL * (g * C + c), e[0]), simd::Store(es + kL * (g * C + c + 1), e[1]);
-          b[g].Add(e[0]);
-          b[g].Add(e[1]);
-        }
-      if (c < c1) oneClass(c);
-#else
-      for (int64_t c = c0; c < c1; ++c) oneClass(c);
-#endif
+      if constexpr (kExpBatch == 2) {
+        for (; c + 2 <= c1; c += 2) classes(ExpBatch<2>{}, c);
+        // The odd class as one step (a loop here made GCC warn of an out-of-bounds iteration
+        // it could not rule out).
+        if (c < c1) classes(ExpBatch<1>{}, c);
+      } else {
+        for (; c < c1; ++c) classes(ExpBatch<1>{}, c);
+      }
       ACLNN_FOR_G {
         sum[g].k = simd::Add(sum[g].k, b[g].k);
         sum[g].t = simd::Add(sum[g].t, b[g].t);
