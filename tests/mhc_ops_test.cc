@@ -165,15 +165,17 @@ TEST(MhcOps, PostSpecialValues) {
 
 // bf16 post over every bf16 input pattern (NaNs, infinities, subnormals included) times weights
 // whose products hit each rounding case (ties to even and to odd, just above and below a tie,
-// carries into the exponent, overflow) and NaN weights with payloads in the low 16 bits, which
-// a rounding add without the NaN path would carry into the sign. Every ISA; one stream group
-// and a partial one.
+// carries into the exponent, overflow), zero and infinite weights (inf * 0: the default NaN), and
+// NaN weights with payloads in the low 16 bits, which a rounding add without the NaN path would
+// carry into the sign. Every ISA; stream groups without a NaN weight (the AVX2 stores without a
+// NaN test) and with one, and a partial group.
 TEST(MhcOps, PostBf16RoundingEveryPattern) {
   const DtypeCase& c = AllDtypes()[2];
   ASSERT_EQ(c.dt, Dt::kBf16);
   auto bits = [](uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; };
-  const float hs[] = {1.0f + 0x1p-9f, 1.0f + 0x1p-8f + 0x1p-16f, bits(0x3f80ffffu), -bits(0x3fc08000u),
-                      bits(0x3f807fffu), 3.0f, 1e30f, bits(0x7fffffffu), bits(0xffc0ffffu), bits(0x7f800001u), 0.0f};
+  const float hs[] = {1.0f + 0x1p-9f, 1.0f + 0x1p-8f + 0x1p-16f, bits(0x3f80ffffu), 0.0f,
+                      -bits(0x3fc08000u), bits(0x3f807fffu), 1e30f, -INFINITY,
+                      3.0f, bits(0x7fffffffu), bits(0xffc0ffffu), bits(0x7f800001u), 0.0f};
   const int64_t E = 65536 + 5, N = sizeof(hs) / sizeof(hs[0]);
   for (aclnn_portable::Isa isa : aclnn_test::SupportedIsas()) {
     SCOPED_TRACE(aclnn_portable::IsaName(isa));

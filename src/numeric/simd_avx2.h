@@ -180,6 +180,21 @@ __attribute__((always_inline)) inline Vf MhcLoadBf16Deint(const uint16_t* p) {
   return {_mm256_castsi256_ps(_mm256_slli_epi32(v, 16)),
           _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32(static_cast<int>(0xffff0000u))))};
 }
+// RNE bf16 of a vector in the deinterleaved layout, in 16-bit words, exact for every lane but a
+// NaN whose low 16 bits are not zero or whose quiet bit is clear: the output
+// word of element j is its high half h plus the carry of RNE, (l + 0x7fff + (h & 1)) >> 16 for
+// its low half l, which is avg(l, 0x7ffe + (h & 1)) >> 15 (vpavgw sums in 17 bits). h + carry
+// fits (h <= 0xff80 for a non-NaN; +-inf stays inf); a quiet NaN with a zero low half keeps its
+// high half, as the quieting path does. Nine operations for 16 values instead of eleven in
+// 32-bit lanes, the same bits (all 2^32 floats compared once; Simd.Bf16RoundingOfEveryUpperHalf
+// keeps the deciding cases).
+__attribute__((always_inline)) inline __m256i MhcBf16DeintFast(Vf a) {
+  const __m256i x0 = _mm256_castps_si256(a.lo), x1 = _mm256_castps_si256(a.hi);
+  const __m256i h = _mm256_blend_epi16(_mm256_srli_epi32(x0, 16), x1, 0xaa);  // [h1 | h0]
+  const __m256i l = _mm256_blend_epi16(x0, _mm256_slli_epi32(x1, 16), 0xaa);  // [l1 | l0]
+  const __m256i b = _mm256_or_si256(_mm256_and_si256(h, _mm256_set1_epi16(1)), _mm256_set1_epi16(0x7ffe));
+  return _mm256_add_epi16(h, _mm256_srli_epi16(_mm256_avg_epu16(l, b), 15));
+}
 // The bits of StoreBf16Bits for a vector in the deinterleaved layout.
 __attribute__((always_inline)) inline void MhcStoreBf16Deint(uint16_t* p, Vf a) {
   const __m256 nan = _mm256_cmp_ps(a.lo, a.hi, _CMP_UNORD_Q);
@@ -190,18 +205,16 @@ __attribute__((always_inline)) inline void MhcStoreBf16Deint(uint16_t* p, Vf a) 
     Bf16Bits8xN(v, w);
     r = _mm256_or_si256(w[0], _mm256_slli_epi32(w[1], 16));
   } else {
-    // In 16-bit words: the output word of element j is its high half h plus the carry of
-    // RNE, (l + 0x7fff + (h & 1)) >> 16 for its low half l, which is avg(l, 0x7ffe + (h & 1))
-    // >> 15 (vpavgw sums in 17 bits). h + carry fits (h <= 0xff80 for a non-NaN). Nine
-    // operations for 16 values instead of eleven in 32-bit lanes, the same bits (all 2^32
-    // floats compared once; Simd.Bf16RoundingOfEveryUpperHalf keeps the deciding cases).
-    const __m256i x0 = _mm256_castps_si256(a.lo), x1 = _mm256_castps_si256(a.hi);
-    const __m256i h = _mm256_blend_epi16(_mm256_srli_epi32(x0, 16), x1, 0xaa);  // [h1 | h0]
-    const __m256i l = _mm256_blend_epi16(x0, _mm256_slli_epi32(x1, 16), 0xaa);  // [l1 | l0]
-    const __m256i b = _mm256_or_si256(_mm256_and_si256(h, _mm256_set1_epi16(1)), _mm256_set1_epi16(0x7ffe));
-    r = _mm256_add_epi16(h, _mm256_srli_epi16(_mm256_avg_epu16(l, b), 15));
+    r = MhcBf16DeintFast(a);
   }
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), r);
+}
+// MhcStoreBf16Deint without the NaN test, for a vector whose NaN lanes (if any) are quiet with
+// a zero low half: a product of bf16 values and non-NaN weights (x86 keeps a NaN operand's
+// payload, quieted, and inf * 0 gives the default NaN 0xffc00000). Other NaNs: outside the
+// contract.
+__attribute__((always_inline)) inline void MhcStoreBf16DeintNarrowNaN(uint16_t* p, Vf a) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), MhcBf16DeintFast(a));
 }
 __attribute__((always_inline)) inline Vf MhcFromDeint(Vf a) {
   const __m256 lo = _mm256_unpacklo_ps(a.lo, a.hi), hi = _mm256_unpackhi_ps(a.lo, a.hi);  // 0-3 8-11 | 4-7 12-15
