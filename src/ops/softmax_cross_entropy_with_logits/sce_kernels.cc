@@ -31,11 +31,19 @@ constexpr int64_t kLaneScratchC = 256;
 // NCHW: copy scratch (floats) and the most 16-position groups copied together.
 constexpr int64_t kNchwScratch = 8192;
 constexpr int64_t kNchwWide = 8;
-// NCHW software prefetch distance along a class row, in bytes (past the 4 KiB pages the
-// hardware prefetchers stop at), into L2 (prefetcht1: 2 C rows x 4 KiB ahead is more than L1
-// holds; measured on AVX-512 Zen 4, [8,19,256,256] fp32 / bf16 on 2 threads, about 20 %
-// faster than into L1, where the lines evicted the scratch).
+// NCHW software prefetch distance along a class row, in bytes, into L2 (prefetcht1: 2 C rows x
+// 4 KiB ahead is more than L1 holds; measured on AVX-512 Zen 4, [8,19,256,256] fp32 / bf16 on 2
+// threads, about 20 % faster than into L1, where the lines evicted the scratch). AVX-512
+// (tuned on Zen 4): 4 KiB, past the pages the hardware prefetchers stop at. AVX2 (tuned on Zen
+// 3, where 4 KiB ahead helped 16-bit types only): 512 bytes, one fp32 run of kNchwWide groups;
+// measured there, 2 threads, 6 alternations, against 4 KiB: fp32 / bf16 / fp16 0.94 / 0.91 /
+// 0.93x the time (1 thread 0.95 / 0.95 / 0.99x; 1 KiB 0.95 / 0.92 / 0.97x; no prefetch 1.0 /
+// 1.10 / 1.12x).
+#if defined(ACLNN_ISA_AVX512)
 constexpr int64_t kNchwPrefetch = 4096;
+#else
+constexpr int64_t kNchwPrefetch = 512;
+#endif
 constexpr int kToL2 = 2;  // __builtin_prefetch locality 2 = prefetcht1
 // Row path: the apply pass fetches features and labels this many bytes ahead. A FullLoad row of
 // ~1000 fp32 classes is about one page, so the hardware prefetchers restart at every row; 4 KiB

@@ -71,7 +71,7 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
   t.pieceFactor = t.blockFactor;
   if (!split) {
     int64_t piece = std::max<int64_t>(1, kScePieceElems / rowElems);
-    // NCHW reads C class rows per position run, each prefetched 4 KiB ahead from its start: runs
+    // NCHW reads C class rows per position run, each prefetched ahead from its start: runs
     // of at least kSceNchwPiecePositions keep that unprefetched start a small part of the piece.
     if (t.kernel == SceKernel::kNchwLanes) piece = std::max(piece, kSceNchwPiecePositions);
     if (t.kernel == SceKernel::kPackedRows || t.kernel == SceKernel::kNchwLanes) piece = CeilDiv(piece, 16) * 16;
