@@ -184,7 +184,7 @@ __attribute__((always_inline)) inline void LoadRows(const T* p, __m256* cols) {
     cols[1] = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xd8));
   } else {
     [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
-      ([&] __attribute__((always_inline)) {
+      ([&]() __attribute__((always_inline)) {
         __m256 a[4];
         LoadChunk<ChunkWidth(kN, j)>(p, kN, 4 * j, a);
         for (int k = 0; k < ChunkWidth(kN, j); ++k) cols[4 * j + k] = a[k];
@@ -200,7 +200,7 @@ __attribute__((always_inline)) inline void StoreRows(T* p, const __m256* cols) {
     St8(p, _mm256_unpacklo_ps(e, o), _mm256_unpackhi_ps(e, o));
   } else {
     [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
-      ([&] __attribute__((always_inline)) {
+      ([&]() __attribute__((always_inline)) {
         __m256 a[4];
         for (int k = 0; k < ChunkWidth(kN, j); ++k) a[k] = cols[4 * j + k];
         StoreChunk<ChunkWidth(kN, j)>(p, kN, 4 * j, a);
