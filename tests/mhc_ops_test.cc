@@ -202,6 +202,49 @@ TEST(MhcOps, PostBf16RoundingEveryPattern) {
   }
 }
 
+// bf16 pre and grad_input over every bf16 pattern in every stream (each stream a different
+// permutation, so NaN, inf - inf, inf * 0, overflow and subnormal sums meet in one chain), with
+// weights that hold zero and infinities but no NaN (the AVX2 stores without a NaN test), and
+// again with a NaN weight whose payload fills the low 16 bits (the stores with the test: without
+// it that NaN would round to -0). Every ISA; the fma chain's bits (any NaN for a NaN).
+TEST(MhcOps, PreAndBackwardBf16EveryPattern) {
+  const DtypeCase& c = AllDtypes()[2];
+  ASSERT_EQ(c.dt, Dt::kBf16);
+  auto bits = [](uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; };
+  const int64_t E = 65536 + 5, N = 5;
+  const float numbers[N] = {1.0f + 0x1p-9f, 0.0f, -INFINITY, 1e30f, bits(0x3f807fffu)};
+  const float withNaN[N] = {1.0f + 0x1p-9f, 0.0f, bits(0x7fffffffu), 1e30f, bits(0x3f807fffu)};
+  for (aclnn_portable::Isa isa : aclnn_test::SupportedIsas()) {
+    for (const float* hs : {numbers, withNaN}) {
+      SCOPED_TRACE(std::string(aclnn_portable::IsaName(isa)) + (hs == numbers ? ", no NaN weight" : ", a NaN weight"));
+      aclnn_test::ScopedIsa scoped(isa);
+      GuardedBuffer x(N * E * c.elem), h(N * c.hElem), other(E * c.elem), out(E * c.elem), gh(N * 4);
+      for (int64_t s = 0; s < N; ++s)
+        for (int64_t i = 0; i < E; ++i) {
+          const uint16_t b = static_cast<uint16_t>(i * 40503u + static_cast<uint32_t>(s) * 7919u);
+          std::memcpy(x.ptr() + 2 * (s * E + i), &b, 2);
+        }
+      for (int64_t i = 0; i < E; ++i) SetValue(c.dt, false, other.ptr(), i, 1.0f);
+      for (int64_t s = 0; s < N; ++s) SetValue(c.dt, true, h.ptr(), s, hs[s]);
+      c.pre(0, nullptr, x.ptr(), h.ptr(), out.ptr(), 1, 1, E, N);
+      ASSERT_EQ(RecentMessage(), "");
+      CheckReduced(c.dt, x.ptr(), h.ptr(), out.ptr(), 1, E, N, "bf16 every-pattern pre");
+      EXPECT_TRUE(out.GuardsIntact());
+      // The backward's grad_input is the same chain over grad_out (here x); every grad_h sums a NaN.
+      c.backward(0, nullptr, x.ptr(), other.ptr(), h.ptr(), out.ptr(), gh.ptr(), 1, 1, E, N);
+      ASSERT_EQ(RecentMessage(), "");
+      CheckReduced(c.dt, x.ptr(), h.ptr(), out.ptr(), 1, E, N, "bf16 every-pattern grad_input");
+      for (int64_t s = 0; s < N; ++s) {
+        float g;
+        std::memcpy(&g, gh.ptr() + 4 * s, 4);
+        EXPECT_TRUE(std::isnan(g)) << "grad_h[" << s << "] = " << g;
+      }
+      EXPECT_TRUE(out.GuardsIntact());
+      EXPECT_TRUE(gh.GuardsIntact());
+    }
+  }
+}
+
 // Shapes that select each strategy on a 2-core machine; the plan is asserted, then the values.
 TEST(MhcOps, EachStrategyOnTwoCores) {
   aclnn_test::ScopedThreads threads(2);
