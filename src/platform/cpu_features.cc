@@ -48,13 +48,32 @@ bool DetectAvx512Bf16() {
 }
 #endif
 
+#if defined(ACLNN_HAVE_X86_KERNELS)
+// Tiers this build has kernels for (CMake ACLNN_KERNEL_ISAS; all of them by default).
+#if defined(ACLNN_HAVE_ISA_AVX2)
+constexpr bool kBuiltAvx2 = true;
+#else
+constexpr bool kBuiltAvx2 = false;
+#endif
+#if defined(ACLNN_HAVE_ISA_AVX512)
+constexpr bool kBuiltAvx512 = true;
+#else
+constexpr bool kBuiltAvx512 = false;
+#endif
+#if defined(ACLNN_HAVE_ISA_AVX512BF16)
+constexpr bool kBuiltAvx512Bf16 = true;
+#else
+constexpr bool kBuiltAvx512Bf16 = false;
+#endif
+#endif
+
 bool Supported(Isa isa) {
   switch (isa) {
     case Isa::kScalar: return true;
 #if defined(ACLNN_HAVE_X86_KERNELS)
-    case Isa::kAvx2: { static const bool s = DetectAvx2(); return s; }
-    case Isa::kAvx512: { static const bool s = DetectAvx512(); return s; }
-    case Isa::kAvx512Bf16: { static const bool s = DetectAvx512Bf16(); return s; }
+    case Isa::kAvx2: { static const bool s = kBuiltAvx2 && DetectAvx2(); return s; }
+    case Isa::kAvx512: { static const bool s = kBuiltAvx512 && DetectAvx512(); return s; }
+    case Isa::kAvx512Bf16: { static const bool s = kBuiltAvx512Bf16 && DetectAvx512Bf16(); return s; }
 #else
     default: return false;
 #endif
@@ -72,8 +91,9 @@ Isa InitialIsa() {
     else if (!std::strcmp(env, "avx512bf16")) want = Isa::kAvx512Bf16;
     else std::fprintf(stderr, "aclnn_portable: ignoring ACLNN_PORTABLE_ISA=%s (scalar|avx2|avx512|avx512bf16)\n", env);
     if (Supported(want)) best = want;
-    else std::fprintf(stderr, "aclnn_portable: ACLNN_PORTABLE_ISA=%s is not supported here; using %s\n",
-                      env, IsaName(best));
+    else std::fprintf(stderr,
+                      "aclnn_portable: ACLNN_PORTABLE_ISA=%s is not supported here (by the CPU, or left out of "
+                      "this build); using %s\n", env, IsaName(best));
   }
   return best;
 }

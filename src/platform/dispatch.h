@@ -29,10 +29,27 @@ Fn PickIsaFor(Isa isa, Fn scalar_fn, Fn avx2_fn, Fn avx512_fn, Fn avx512bf16_fn)
   namespace avx512bf16 { __VA_ARGS__; }
 
 // Use inside namespace aclnn_portable: a pointer to <isa>::path for the given ISA (which the
-// caller has checked is supported), or for the active one.
+// caller has checked is supported), or for the active one. A tier the build left out
+// (ACLNN_KERNEL_ISAS) has a null slot; IsaSupported reports it unsupported, so it is never picked.
+#if defined(ACLNN_HAVE_ISA_AVX2)
+#define ACLNN_ISA_FN_AVX2(path) &avx2::path
+#else
+#define ACLNN_ISA_FN_AVX2(path) nullptr
+#endif
+#if defined(ACLNN_HAVE_ISA_AVX512)
+#define ACLNN_ISA_FN_AVX512(path) &avx512::path
+#else
+#define ACLNN_ISA_FN_AVX512(path) nullptr
+#endif
+#if defined(ACLNN_HAVE_ISA_AVX512BF16)
+#define ACLNN_ISA_FN_AVX512BF16(path) &avx512bf16::path
+#else
+#define ACLNN_ISA_FN_AVX512BF16(path) nullptr
+#endif
 #if defined(ACLNN_HAVE_X86_KERNELS)
-#define ACLNN_ISA_SELECT_FOR(isa, path) \
-  ::aclnn_portable::PickIsaFor(isa, &scalar::path, &avx2::path, &avx512::path, &avx512bf16::path)
+#define ACLNN_ISA_SELECT_FOR(isa, path)                                                              \
+  ::aclnn_portable::PickIsaFor<decltype(&scalar::path)>(isa, &scalar::path, ACLNN_ISA_FN_AVX2(path), \
+                                                        ACLNN_ISA_FN_AVX512(path), ACLNN_ISA_FN_AVX512BF16(path))
 #else
 #define ACLNN_ISA_SELECT_FOR(isa, path) (&scalar::path)
 #endif
