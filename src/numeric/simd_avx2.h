@@ -216,6 +216,7 @@ __attribute__((always_inline)) inline void MhcStoreBf16Deint(uint16_t* p, Vf a) 
 __attribute__((always_inline)) inline void MhcStoreBf16DeintNarrowNaN(uint16_t* p, Vf a) {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), MhcBf16DeintFast(a));
 }
+constexpr bool kMhcNarrowNaNStoreIsCheaper = true;  // than MhcStoreBf16Deint: no compare and branch
 __attribute__((always_inline)) inline Vf MhcFromDeint(Vf a) {
   const __m256 lo = _mm256_unpacklo_ps(a.lo, a.hi), hi = _mm256_unpackhi_ps(a.lo, a.hi);  // 0-3 8-11 | 4-7 12-15
   return {_mm256_permute2f128_ps(lo, hi, 0x20), _mm256_permute2f128_ps(lo, hi, 0x31)};

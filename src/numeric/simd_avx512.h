@@ -180,6 +180,7 @@ inline void MhcStoreBf16BitsStream(uint16_t* p, Vf a) { StoreBf16BitsStream(p, a
 inline Vf MhcLoadBf16Deint(const uint16_t* p) { return LoadBf16Bits(p); }
 inline void MhcStoreBf16Deint(uint16_t* p, Vf a) { StoreBf16Bits(p, a); }
 inline void MhcStoreBf16DeintNarrowNaN(uint16_t* p, Vf a) { StoreBf16Bits(p, a); }
+constexpr bool kMhcNarrowNaNStoreIsCheaper = false;  // the full store: kernels need no variant for it
 inline Vf MhcFromDeint(Vf a) { return a; }
 inline void MhcStoreBf16Pair(uint16_t* p, Vf a, Vf b) { StoreBf16BitsPair(p, a, b); }
 inline void MhcStoreBf16DeintPair(uint16_t* p, Vf a, Vf b) { StoreBf16BitsPair(p, a, b); }

@@ -67,7 +67,7 @@ __attribute__((always_inline)) inline Vf LoadIn(const T* p) {
 }
 // kNarrowNaN (bf16, deinterleaved): the caller knows every NaN lane is quiet with a zero low half
 // (PostTaskT, NoNaNWeight), so the store skips its NaN test (MhcStoreBf16DeintNarrowNaN; the same
-// bits).
+// bits). The kernels instantiate it only where simd::kMhcNarrowNaNStoreIsCheaper (AVX2).
 template <bool kDe, bool kNarrowNaN = false, typename T>
 __attribute__((always_inline)) inline void StoreOut(T* p, Vf v) {
   if constexpr (std::is_same_v<T, BFloat16>) {
@@ -79,21 +79,19 @@ __attribute__((always_inline)) inline void StoreOut(T* p, Vf v) {
     simd::StoreAs(p, v);
   }
 }
-// Only AVX2's MhcStoreBf16DeintNarrowNaN differs from the full store: elsewhere kernels with
-// kNarrowNaN would be copies, and are not instantiated.
-#if defined(ACLNN_ISA_AVX2)
-constexpr bool kHasNarrowNaNStore = true;
-#else
-constexpr bool kHasNarrowNaNStore = false;
-#endif
 // StoreOut of a to p and of b to p + kLanes.
 template <bool kDe, bool kNarrowNaN = false, typename T>
 __attribute__((always_inline)) inline void StoreOutPair(T* p, Vf a, Vf b) {
   if constexpr (std::is_same_v<T, BFloat16>) {
     uint16_t* q = reinterpret_cast<uint16_t*>(p);
-    if constexpr (kDe && kNarrowNaN) simd::MhcStoreBf16DeintNarrowNaN(q, a), simd::MhcStoreBf16DeintNarrowNaN(q + kLanes, b);
-    else if constexpr (kDe) simd::MhcStoreBf16DeintPair(q, a, b);
-    else simd::MhcStoreBf16Pair(q, a, b);
+    if constexpr (kDe && kNarrowNaN) {
+      simd::MhcStoreBf16DeintNarrowNaN(q, a);
+      simd::MhcStoreBf16DeintNarrowNaN(q + kLanes, b);
+    } else if constexpr (kDe) {
+      simd::MhcStoreBf16DeintPair(q, a, b);
+    } else {
+      simd::MhcStoreBf16Pair(q, a, b);
+    }
   } else {
     simd::StoreAsPair(p, a, b);
   }
@@ -215,7 +213,7 @@ void PostTaskT(const MhcTiling& t, const MhcPostArgs& a, int64_t task) {
             return i;
           };
           int64_t i;
-          if constexpr (std::is_same_v<T, BFloat16> && kHasNarrowNaNStore)
+          if constexpr (std::is_same_v<T, BFloat16> && simd::kMhcNarrowNaNStoreIsCheaper)
             i = narrowNaN ? wholeVectors.template operator()<true>() : wholeVectors.template operator()<false>();
           else
             i = wholeVectors.template operator()<false>();
@@ -298,7 +296,7 @@ template <typename T, typename H>
 void PreTaskT(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
   if constexpr (std::is_same_v<T, BFloat16>) {
     if (!t.streamStores) {
-      if constexpr (kHasNarrowNaNStore)
+      if constexpr (simd::kMhcNarrowNaNStoreIsCheaper)
         if (NoNaNWeight<H>(a.h, t.numStreams)) return PreTaskImpl<T, H, true, false, true>(t, a, task);
       return PreTaskImpl<T, H, true, false, false>(t, a, task);
     }
@@ -387,7 +385,7 @@ template <typename T, typename H>
 void BackwardTaskT(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task) {
   if constexpr (std::is_same_v<T, BFloat16>) {
     if (!t.streamStores) {
-      if constexpr (kHasNarrowNaNStore)
+      if constexpr (simd::kMhcNarrowNaNStoreIsCheaper)
         if (NoNaNWeight<H>(a.h, t.numStreams)) return BackwardTaskImpl<T, H, true, false, true>(t, a, task);
       return BackwardTaskImpl<T, H, true, false, false>(t, a, task);
     }
