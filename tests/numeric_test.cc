@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstring>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "numeric/half.h"
 #include "numeric/numeric_probe.h"
 #include "support/test_support.h"
@@ -261,6 +264,55 @@ TEST(Simd, LogPositiveNormalIsLogBitForBitOnNormals) {
     for (size_t i = 0; i < n; ++i)
       ASSERT_EQ(FloatBits(a[i]), FloatBits(b[i])) << IsaName(isa) << " x=" << x[i];
   }
+}
+
+// Row tails: LoadAsN reads exactly n values (the n values end at, or begin at, a page with no
+// access rights; lanes >= n read as the fill) and StoreAsN writes exactly n values, rounded as
+// FloatToHalf / FloatToBf16, at every 2- or 4-byte alignment, for n = 0..16 on every ISA.
+TEST(Simd, PartialLoadsAndStoresTouchExactlyTheirLanes) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void* map = mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  uint8_t* const mid = static_cast<uint8_t*>(map) + page;  // [mid, mid + page) readable
+  ASSERT_EQ(mprotect(map, page, PROT_NONE), 0);
+  ASSERT_EQ(mprotect(mid + page, page, PROT_NONE), 0);
+  aclnn_test::Rng rng(11);
+  for (Isa isa : aclnn_test::SupportedIsas())
+    for (int dt = 0; dt < 3; ++dt)
+      for (int n = 0; n <= 16; ++n)
+        for (bool atEnd : {true, false}) {
+          const int es = dt == 0 ? 4 : 2;
+          uint8_t* const in = atEnd ? mid + page - n * es : mid;
+          float want[16], vals[16], loaded[16];
+          for (int i = 0; i < 16; ++i) {
+            const float v = static_cast<float>(rng.Uniform(-100, 100));
+            vals[i] = static_cast<float>(rng.Uniform(-100, 100));
+            const uint16_t h = dt == 1 ? FloatToHalf(v) : FloatToBf16(v);
+            if (i < n) std::memcpy(in + i * es, dt == 0 ? static_cast<const void*>(&v) : &h, es);
+            want[i] = i >= n ? -7.5f : dt == 0 ? v : dt == 1 ? HalfToFloat(h) : Bf16ToFloat(h);
+          }
+          for (int offset = 0; offset < 32; offset += es) {
+            std::vector<uint8_t> out(64 + 16 * es, 0xa5);
+            ProbePartial(isa, dt, n, in, -7.5f, loaded, vals, out.data() + offset);
+            const std::string at = std::string(IsaName(isa)) + " dt " + std::to_string(dt) + " n " +
+                                   std::to_string(n) + " offset " + std::to_string(offset);
+            for (int i = 0; i < 16; ++i) ASSERT_EQ(FloatBits(loaded[i]), FloatBits(want[i])) << at << " lane " << i;
+            for (size_t b = 0; b < out.size(); ++b) {
+              const size_t i = (b - offset) / es;
+              if (b < static_cast<size_t>(offset) || i >= static_cast<size_t>(n)) {
+                ASSERT_EQ(out[b], 0xa5) << "write outside the n values, byte " << b << ", " << at;
+              } else if (dt == 0) {
+                ASSERT_EQ(std::memcmp(&out[b], &vals[i], 4), 0) << at << " value " << i;
+                b += 3;
+              } else {
+                const uint16_t h = dt == 1 ? FloatToHalf(vals[i]) : FloatToBf16(vals[i]);
+                ASSERT_EQ(std::memcmp(&out[b], &h, 2), 0) << at << " value " << i;
+                b += 1;
+              }
+            }
+          }
+        }
+  munmap(map, 3 * page);
 }
 
 // LoadRowsT / StoreRowsT (n = 1..16) and LoadRowsN / StoreRowsN (n = 1..127, as the packed path

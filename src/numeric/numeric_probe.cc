@@ -11,6 +11,7 @@ ACLNN_DECLARE_FOR_EACH_ISA(void ProbeToBf16(const float*, uint16_t*, size_t, int
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeLog(const float*, float*, size_t))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeLogPositiveNormal(const float*, float*, size_t))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeRows(int, int, bool, const void*, float*, const float*, void*))
+ACLNN_DECLARE_FOR_EACH_ISA(void ProbePartial(int, int, const void*, float, float*, const float*, void*))
 
 // An ISA this machine lacks runs the portable kernels (tests only probe supported ones).
 #define ACLNN_PROBE_PICK(isa, fn) ACLNN_ISA_SELECT_FOR(IsaSupported(isa) ? (isa) : Isa::kScalar, fn)
@@ -29,6 +30,9 @@ void ProbeLogPositiveNormal(Isa isa, const float* x, float* y, size_t n) {
 }
 void ProbeRows(Isa isa, int dtype, int n, bool runtime_n, const void* in, float* cols, const float* vals, void* out) {
   ACLNN_PROBE_PICK(isa, ProbeRows)(dtype, n, runtime_n, in, cols, vals, out);
+}
+void ProbePartial(Isa isa, int dtype, int n, const void* in, float fill, float* loaded, const float* vals, void* out) {
+  ACLNN_PROBE_PICK(isa, ProbePartial)(dtype, n, in, fill, loaded, vals, out);
 }
 
 }  // namespace aclnn_portable

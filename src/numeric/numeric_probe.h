@@ -29,4 +29,8 @@ void ProbeLogPositiveNormal(Isa isa, const float* x, float* y, size_t n);
 // 1..16), or with runtime_n through LoadRowsN / StoreRowsN (any n).
 void ProbeRows(Isa isa, int dtype, int n, bool runtime_n, const void* in, float* cols, const float* vals, void* out);
 
+// The partial vector loads and stores of row tails in dtype 0 fp32, 1 fp16, 2 bf16:
+// loaded = simd::LoadAsN(in, n, fill) (16 floats), then simd::StoreAsN(out, vals, n) (n in 0..16).
+void ProbePartial(Isa isa, int dtype, int n, const void* in, float fill, float* loaded, const float* vals, void* out);
+
 }  // namespace aclnn_portable

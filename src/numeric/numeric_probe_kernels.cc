@@ -99,5 +99,19 @@ void ProbeRows(int dtype, int n, bool runtime_n, const void* in, float* cols, co
   else RowsT<BFloat16>(n, runtime_n, in, cols, vals, out);
 }
 
+namespace {
+template <typename T>
+void PartialT(int n, const void* in, float fill, float* loaded, const float* vals, void* out) {
+  simd::Store(loaded, simd::LoadAsN(static_cast<const T*>(in), n, fill));
+  simd::StoreAsN(static_cast<T*>(out), simd::Load(vals), n);
+}
+}  // namespace
+
+void ProbePartial(int dtype, int n, const void* in, float fill, float* loaded, const float* vals, void* out) {
+  if (dtype == 0) PartialT<float>(n, in, fill, loaded, vals, out);
+  else if (dtype == 1) PartialT<Half>(n, in, fill, loaded, vals, out);
+  else PartialT<BFloat16>(n, in, fill, loaded, vals, out);
+}
+
 }  // namespace ACLNN_ISA_NS
 }  // namespace aclnn_portable
