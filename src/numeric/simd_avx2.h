@@ -26,7 +26,7 @@ inline Vf Zero() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }
 inline Vf Set(float x) { return {_mm256_set1_ps(x), _mm256_set1_ps(x)}; }
 inline Vf Load(const float* p) { return {_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)}; }
 // vmaskmovps loads are cheap (not microcoded) and never fault on the lanes left out.
-inline Vf LoadN(const float* p, int n, float fill) {
+__attribute__((always_inline)) inline Vf LoadN(const float* p, int n, float fill) {
   const __m256i m0 = FirstN8(n), m1 = FirstN8(n - 8);
   const __m256 f = _mm256_set1_ps(fill);
   return {_mm256_blendv_ps(f, _mm256_maskload_ps(p, m0), _mm256_castsi256_ps(m0)),
@@ -40,21 +40,21 @@ inline void Store(float* p, Vf a) {
 // a row tail of fixed length predicts), not with vmaskmovps: AMD cores microcode its store form
 // (Zen 3: ~5 ns each, 7x a plain store, in a loop of them), and FullLoad paid two per row tail
 // (AVX2 build, Zen 3, 1 thread: [4096, 100] fp32 0.95x the time, bf16 [4096, 200] 0.89x).
-inline void StoreFirst8(float* p, __m256 v, int n) {  // n in [0, 8]
+__attribute__((always_inline)) inline void StoreFirst8(float* p, __m256 v, int n) {  // n in [0, 8]
   if (n >= 8) return _mm256_storeu_ps(p, v);
   __m128 q = _mm256_castps256_ps128(v);
   if (n & 4) _mm_storeu_ps(p, q), p += 4, q = _mm256_extractf128_ps(v, 1);
   if (n & 2) _mm_storel_pi(reinterpret_cast<__m64*>(p), q), p += 2, q = _mm_movehl_ps(q, q);
   if (n & 1) _mm_store_ss(p, q);
 }
-inline void StoreN(float* p, Vf a, int n) {
+__attribute__((always_inline)) inline void StoreN(float* p, Vf a, int n) {
   if (n >= 8) _mm256_storeu_ps(p, a.lo), StoreFirst8(p + 8, a.hi, n - 8);
   else if (n > 0) StoreFirst8(p, a.lo, n);
 }
 // 16-bit partial loads and stores the same way. A copy through a buffer, as before, made the
 // vector load (or the copy's loads) wait: store forwarding fails when a load spans several
 // stores. Loads read exactly the n values (lanes >= n are 0).
-inline __m128i LoadFirst8U16(const uint16_t* p, int n) {
+__attribute__((always_inline)) inline __m128i LoadFirst8U16(const uint16_t* p, int n) {
   if (n >= 8) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   __m128i t = _mm_setzero_si128();  // built from the end: [p0..p3 if n & 4 | 2 if n & 2 | 1 if n & 1]
   if (n & 1) t = _mm_cvtsi32_si128(p[n - 1]);
@@ -66,7 +66,7 @@ inline __m128i LoadFirst8U16(const uint16_t* p, int n) {
   if (n & 4) t = _mm_or_si128(_mm_slli_si128(t, 8), _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
   return t;
 }
-inline void StoreFirst8U16(uint16_t* p, __m128i v, int n) {  // n in [0, 8]
+__attribute__((always_inline)) inline void StoreFirst8U16(uint16_t* p, __m128i v, int n) {  // n in [0, 8]
   if (n >= 8) return _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
   if (n & 4) _mm_storel_epi64(reinterpret_cast<__m128i*>(p), v), p += 4, v = _mm_srli_si128(v, 8);
   if (n & 2) {
@@ -76,7 +76,7 @@ inline void StoreFirst8U16(uint16_t* p, __m128i v, int n) {  // n in [0, 8]
   }
   if (n & 1) *p = static_cast<uint16_t>(_mm_cvtsi128_si32(v));
 }
-inline void StoreU16N(uint16_t* p, __m128i lo, __m128i hi, int n) {  // values [0, 8) in lo, [8, 16) in hi
+__attribute__((always_inline)) inline void StoreU16N(uint16_t* p, __m128i lo, __m128i hi, int n) {  // values [0, 8) in lo, [8, 16) in hi
   if (n >= 8) _mm_storeu_si128(reinterpret_cast<__m128i*>(p), lo), StoreFirst8U16(p + 8, hi, n - 8);
   else if (n > 0) StoreFirst8U16(p, lo, n);
 }
@@ -89,7 +89,7 @@ inline Vf LoadHalfBits(const uint16_t* p) {
   return {_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))),
           _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8)))};
 }
-inline Vf LoadHalfBitsN(const uint16_t* p, int n, float fill) {
+__attribute__((always_inline)) inline Vf LoadHalfBitsN(const uint16_t* p, int n, float fill) {
   const Vf v = {_mm256_cvtph_ps(LoadFirst8U16(p, n < 0 ? 0 : n)), _mm256_cvtph_ps(LoadFirst8U16(p + 8, n < 8 ? 0 : n - 8))};
   const __m256i m0 = FirstN8(n), m1 = FirstN8(n - 8);
   const __m256 f = _mm256_set1_ps(fill);
@@ -99,7 +99,7 @@ inline void StoreHalfBits(uint16_t* p, Vf a) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(a.lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 8), _mm256_cvtps_ph(a.hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
-inline void StoreHalfBitsN(uint16_t* p, Vf a, int n) {
+__attribute__((always_inline)) inline void StoreHalfBitsN(uint16_t* p, Vf a, int n) {
   StoreU16N(p, _mm256_cvtps_ph(a.lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
             _mm256_cvtps_ph(a.hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), n);
 }
@@ -113,7 +113,7 @@ inline Vf LoadBf16Bits(const uint16_t* p) {
   return {Bf16Widen8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))),
           Bf16Widen8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8)))};
 }
-inline Vf LoadBf16BitsN(const uint16_t* p, int n, float fill) {
+__attribute__((always_inline)) inline Vf LoadBf16BitsN(const uint16_t* p, int n, float fill) {
   const Vf v = {Bf16Widen8(LoadFirst8U16(p, n < 0 ? 0 : n)), Bf16Widen8(LoadFirst8U16(p + 8, n < 8 ? 0 : n - 8))};
   const __m256i m0 = FirstN8(n), m1 = FirstN8(n - 8);
   const __m256 f = _mm256_set1_ps(fill);
@@ -123,7 +123,7 @@ inline Vf LoadBf16BitsN(const uint16_t* p, int n, float fill) {
 __attribute__((always_inline)) inline __m256i Bf16FromVf(Vf a) { return Bf16Pack16(a.lo, a.hi); }
 inline void StoreBf16Bits(uint16_t* p, Vf a) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), Bf16FromVf(a)); }
 inline void StoreBf16BitsPair(uint16_t* p, Vf a, Vf b) { StoreBf16Bits(p, a), StoreBf16Bits(p + 16, b); }
-inline void StoreBf16BitsN(uint16_t* p, Vf a, int n) {
+__attribute__((always_inline)) inline void StoreBf16BitsN(uint16_t* p, Vf a, int n) {
   const __m256i b = Bf16FromVf(a);
   StoreU16N(p, _mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1), n);
 }
@@ -203,7 +203,7 @@ inline void StreamCopy(void* dst, const void* src, size_t bytes) {
 
 // ---- mhc primitives ----
 // The bits of StoreBf16Bits (Bf16FromVf has the NaN-free fast path).
-inline __m256i MhcBf16FromVf(Vf a) { return Bf16FromVf(a); }
+__attribute__((always_inline)) inline __m256i MhcBf16FromVf(Vf a) { return Bf16FromVf(a); }
 __attribute__((always_inline)) inline void MhcStoreBf16Bits(uint16_t* p, Vf a) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), MhcBf16FromVf(a)); }
 __attribute__((always_inline)) inline void MhcStoreBf16BitsStream(uint16_t* p, Vf a) { _mm256_stream_si256(reinterpret_cast<__m256i*>(p), MhcBf16FromVf(a)); }
 // Deinterleaved bf16 layout: .lo holds elements 0, 2, .., 14 and .hi elements 1, 3, .., 15, so a

@@ -26,6 +26,15 @@ using simd::Vf;
 constexpr int64_t kChunkElems = 4096;
 static_assert(kChunkElems % kMhcReduceBlockElems == 0, "chunks hold whole grad_h blocks");
 
+// Partial vectors (at most a head and a tail per chunk) go through calls. Inlined, their
+// branches changed how GCC allocated registers in the loops around them: after the AVX2 partial
+// stores became branches of plain stores, pre bf16 [4, 512, 256] N = 4 took 1.13x the time with
+// its weights spilled in the main loop.
+template <typename T>
+[[gnu::noinline]] Vf LoadTail(const T* p, int n) { return simd::LoadAsN(p, n, 0.0f); }
+template <typename T>
+[[gnu::noinline]] void StoreTail(T* p, Vf v, int n) { simd::StoreAsN(p, v, n); }
+
 template <typename H>
 inline float LoadWeight(const void* h, int64_t s) {
   H v;
@@ -128,7 +137,7 @@ inline void StoreRange(T* out, int64_t n, bool stream, Full full, Part part) {
       stream = false;
     } else {
       const int64_t head = std::min<int64_t>(static_cast<int64_t>((kAlign - addr % kAlign) % kAlign / sizeof(T)), n);
-      if (head > 0) simd::StoreAsN(out, part(0, static_cast<int>(head)), static_cast<int>(head));
+      if (head > 0) StoreTail(out, part(0, static_cast<int>(head)), static_cast<int>(head));
       i = head;
     }
   }
@@ -138,7 +147,7 @@ inline void StoreRange(T* out, int64_t n, bool stream, Full full, Part part) {
     for (; i + 2 * kLanes <= n; i += 2 * kLanes) StoreOutPair<kDe, kNarrowNaN>(out + i, full(i), full(i + kLanes));
     for (; i + kLanes <= n; i += kLanes) StoreOut<kDe, kNarrowNaN>(out + i, full(i));
   }
-  if (i < n) simd::StoreAsN(out + i, part(i, static_cast<int>(n - i)), static_cast<int>(n - i));
+  if (i < n) StoreTail(out + i, part(i, static_cast<int>(n - i)), static_cast<int>(n - i));
 }
 
 // out[i] = x[i] * h, one fp32 multiply, rounded once to T.
@@ -146,13 +155,13 @@ template <typename T>
 inline void ScaleRange(const T* x, T* out, int64_t n, float h, bool stream) {
   const Vf hv = simd::Set(h);
   StoreRange(out, n, stream, [&](int64_t i) { return simd::Mul(simd::LoadAs(x + i), hv); },
-             [&](int64_t i, int k) { return simd::Mul(simd::LoadAsN(x + i, k, 0.0f), hv); });
+             [&](int64_t i, int k) { return simd::Mul(LoadTail(x + i, k), hv); });
 }
 
 template <typename T>
 inline void StoreAccumulator(T* out, const float* acc, int64_t n, bool stream) {
   StoreRange(out, n, stream, [&](int64_t i) { return simd::Load(acc + i); },
-             [&](int64_t i, int k) { return simd::LoadN(acc + i, k, 0.0f); });
+             [&](int64_t i, int k) { return LoadTail(acc + i, k); });
 }
 
 struct TileRange {
@@ -219,8 +228,8 @@ void PostTaskT(const MhcTiling& t, const MhcPostArgs& a, int64_t task) {
             i = wholeVectors.template operator()<false>();
           if (i < n) {
             const int m = static_cast<int>(n - i);
-            const Vf xv = simd::LoadAsN(xc + i, m, 0.0f);
-            for (int k = 0; k < G; ++k) simd::StoreAsN(o[k] + i, simd::Mul(xv, hv[k]), m);
+            const Vf xv = LoadTail(xc + i, m);
+            for (int k = 0; k < G; ++k) StoreTail(o[k] + i, simd::Mul(xv, hv[k]), m);
           }
         });
       }
@@ -259,8 +268,8 @@ void PreTaskImpl(const MhcTiling& t, const MhcPreArgs& a, int64_t task) {
           return v;
         };
         auto part = [&](int64_t i, int m) {
-          Vf v = first ? simd::Zero() : simd::LoadN(acc + i, m, 0.0f);
-          for (int k = 0; k < G; ++k) v = simd::MulAdd(simd::LoadAsN(xs[k] + i, m, 0.0f), hv[k], v);
+          Vf v = first ? simd::Zero() : LoadTail(acc + i, m);
+          for (int k = 0; k < G; ++k) v = simd::MulAdd(LoadTail(xs[k] + i, m), hv[k], v);
           return v;
         };
         if (last) {
@@ -362,14 +371,14 @@ void BackwardTaskImpl(const MhcTiling& t, const MhcBackwardArgs& a, int64_t task
           for (int k = 0; k < G; ++k) dot[k] = Natural<kDe>(dot[k]);  // before the natural tail
           if (i < hi) {
             const int m = static_cast<int>(hi - i);
-            const Vf xv = simd::LoadAsN(xb + i, m, 0.0f);
+            const Vf xv = LoadTail(xb + i, m);
             Vf v = first ? simd::Zero() : simd::Load(acc + i);
             for (int k = 0; k < G; ++k) {
-              const Vf gv = simd::LoadAsN(g[k] + i, m, 0.0f);
+              const Vf gv = LoadTail(g[k] + i, m);
               v = simd::MulAdd(gv, hv[k], v);
               dot[k] = simd::MulAdd(gv, xv, dot[k]);
             }
-            if (direct) simd::StoreAsN(gib + i, v, m);
+            if (direct) StoreTail(gib + i, v, m);
             else simd::Store(acc + i, v);
           }
           for (int k = 0; k < G; ++k) partial[(s0 + k) * partialsPerStream + blk] = simd::ReduceSum(dot[k]);
