@@ -68,25 +68,27 @@ inline __m256i Bf16FromVfInt(Vf a) {
 // subnormal inputs as zero, so a vector holding one (vfpclassps class 0x20) takes the integer
 // path. ~10 vector operations per 16 values become 2 plus a predicted branch; Bf16PairFromVf
 // rounds 32 values in one vcvtne2ps2bf16 (in-cache bf16 mhc_post: 0.39-0.61x the time).
-inline __m256i Bf16FromVf(Vf a) {
+__attribute__((always_inline)) inline __m256i Bf16FromVf(Vf a) {
   if (__builtin_expect(_mm512_fpclass_ps_mask(a.v, 0x20) != 0, 0)) return Bf16FromVfInt(a);
   return reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(a.v));
 }
 #else
-inline __m256i Bf16FromVf(Vf a) { return Bf16FromVfInt(a); }
+__attribute__((always_inline)) inline __m256i Bf16FromVf(Vf a) { return Bf16FromVfInt(a); }
 #endif
-inline void StoreBf16Bits(uint16_t* p, Vf a) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), Bf16FromVf(a)); }
+__attribute__((always_inline)) inline void StoreBf16Bits(uint16_t* p, Vf a) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), Bf16FromVf(a)); }
 #if defined(ACLNN_ISA_AVX512BF16)
 // Bf16FromVf of a (lower half) and b (upper half), one vcvtne2ps2bf16 for both.
-inline __m512i Bf16PairFromVf(Vf a, Vf b) {
+__attribute__((always_inline)) inline __m512i Bf16PairFromVf(Vf a, Vf b) {
   if (__builtin_expect((_mm512_fpclass_ps_mask(a.v, 0x20) | _mm512_fpclass_ps_mask(b.v, 0x20)) == 0, 1))
     return reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(b.v, a.v));  // b: upper half
   return _mm512_inserti64x4(_mm512_castsi256_si512(Bf16FromVfInt(a)), Bf16FromVfInt(b), 1);
 }
 #endif
+// The bf16 stores are always inlined: GCC had left Bf16PairFromVf / StoreBf16BitsPair out of line
+// in the mhc kernels, a call per 32 outputs that also spills every live zmm register.
 // StoreBf16Bits of a to p and of b to p + 16 (one 64-byte store with AVX512_BF16; without it
 // two 32-byte stores, which measured ~3 % faster than joining the halves for one).
-inline void StoreBf16BitsPair(uint16_t* p, Vf a, Vf b) {
+__attribute__((always_inline)) inline void StoreBf16BitsPair(uint16_t* p, Vf a, Vf b) {
 #if defined(ACLNN_ISA_AVX512BF16)
   _mm512_storeu_si512(p, Bf16PairFromVf(a, b));
 #else
@@ -95,7 +97,7 @@ inline void StoreBf16BitsPair(uint16_t* p, Vf a, Vf b) {
 #endif
 }
 // The same with non-temporal stores; p 64-byte aligned.
-inline void StoreBf16BitsStreamPair(uint16_t* p, Vf a, Vf b) {
+__attribute__((always_inline)) inline void StoreBf16BitsStreamPair(uint16_t* p, Vf a, Vf b) {
 #if defined(ACLNN_ISA_AVX512BF16)
   _mm512_stream_si512(reinterpret_cast<__m512i*>(p), Bf16PairFromVf(a, b));
 #else
@@ -104,7 +106,7 @@ inline void StoreBf16BitsStreamPair(uint16_t* p, Vf a, Vf b) {
 #endif
 }
 inline void StoreBf16BitsN(uint16_t* p, Vf a, int n) { _mm256_mask_storeu_epi16(p, FirstN(n), Bf16FromVf(a)); }
-inline void StoreBf16BitsStream(uint16_t* p, Vf a) {
+__attribute__((always_inline)) inline void StoreBf16BitsStream(uint16_t* p, Vf a) {
   _mm256_stream_si256(reinterpret_cast<__m256i*>(p), Bf16FromVf(a));
 }
 
@@ -174,16 +176,16 @@ inline void StreamCopy(void* dst, const void* src, size_t bytes) {
 
 // ---- mhc primitives ----
 // The bits of StoreBf16Bits / StoreBf16BitsStream (the AVX2 build has a cheaper NaN-free path).
-inline void MhcStoreBf16Bits(uint16_t* p, Vf a) { StoreBf16Bits(p, a); }
-inline void MhcStoreBf16BitsStream(uint16_t* p, Vf a) { StoreBf16BitsStream(p, a); }
+__attribute__((always_inline)) inline void MhcStoreBf16Bits(uint16_t* p, Vf a) { StoreBf16Bits(p, a); }
+__attribute__((always_inline)) inline void MhcStoreBf16BitsStream(uint16_t* p, Vf a) { StoreBf16BitsStream(p, a); }
 // The deinterleaved bf16 layout of the AVX2 build is the natural one here.
 inline Vf MhcLoadBf16Deint(const uint16_t* p) { return LoadBf16Bits(p); }
-inline void MhcStoreBf16Deint(uint16_t* p, Vf a) { StoreBf16Bits(p, a); }
-inline void MhcStoreBf16DeintNarrowNaN(uint16_t* p, Vf a) { StoreBf16Bits(p, a); }
+__attribute__((always_inline)) inline void MhcStoreBf16Deint(uint16_t* p, Vf a) { StoreBf16Bits(p, a); }
+__attribute__((always_inline)) inline void MhcStoreBf16DeintNarrowNaN(uint16_t* p, Vf a) { StoreBf16Bits(p, a); }
 constexpr bool kMhcNarrowNaNStoreIsCheaper = false;  // the full store: kernels need no variant for it
 inline Vf MhcFromDeint(Vf a) { return a; }
-inline void MhcStoreBf16Pair(uint16_t* p, Vf a, Vf b) { StoreBf16BitsPair(p, a, b); }
-inline void MhcStoreBf16DeintPair(uint16_t* p, Vf a, Vf b) { StoreBf16BitsPair(p, a, b); }
+__attribute__((always_inline)) inline void MhcStoreBf16Pair(uint16_t* p, Vf a, Vf b) { StoreBf16BitsPair(p, a, b); }
+__attribute__((always_inline)) inline void MhcStoreBf16DeintPair(uint16_t* p, Vf a, Vf b) { StoreBf16BitsPair(p, a, b); }
 
 }  // namespace simd
 }  // namespace ACLNN_ISA_NS
