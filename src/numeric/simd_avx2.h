@@ -39,7 +39,7 @@ inline void Store(float* p, Vf a) {
 // Partial stores write their n lanes with plain stores of 8, 4, 2 and 1 lanes (branches that
 // a row tail of fixed length predicts), not with vmaskmovps: AMD cores microcode its store form
 // (Zen 3: ~5 ns each, 7x a plain store, in a loop of them), and FullLoad paid two per row tail
-// (AVX2 build, Zen 3, 1 thread: [4096, 100] fp32 0.95x the time, bf16 [4096, 200] 0.89x).
+// (AVX2 build, Zen 3, 1 thread: [4096, 100] fp32 0.95x the time, bf16 [4096, 200] 0.90x).
 __attribute__((always_inline)) inline void StoreFirst8(float* p, __m256 v, int n) {  // n in [0, 8]
   if (n >= 8) return _mm256_storeu_ps(p, v);
   __m128 q = _mm256_castps256_ps128(v);
@@ -51,9 +51,10 @@ __attribute__((always_inline)) inline void StoreN(float* p, Vf a, int n) {
   if (n >= 8) _mm256_storeu_ps(p, a.lo), StoreFirst8(p + 8, a.hi, n - 8);
   else if (n > 0) StoreFirst8(p, a.lo, n);
 }
-// 16-bit partial loads and stores the same way. A copy through a buffer, as before, made the
-// vector load (or the copy's loads) wait: store forwarding fails when a load spans several
-// stores. Loads read exactly the n values (lanes >= n are 0).
+// 16-bit partial loads and stores the same way, not through a stack buffer and memcpy: the
+// vector load after the copy (or the copy's loads after the vector store) waited, as store
+// forwarding fails when a load spans several stores. Loads read exactly the n values (lanes >= n
+// are 0).
 __attribute__((always_inline)) inline __m128i LoadFirst8U16(const uint16_t* p, int n) {
   if (n >= 8) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   __m128i t = _mm_setzero_si128();  // built from the end: [p0..p3 if n & 4 | 2 if n & 2 | 1 if n & 1]
