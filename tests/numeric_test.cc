@@ -298,8 +298,8 @@ TEST(Simd, PartialLoadsAndStoresTouchExactlyTheirLanes) {
                                    std::to_string(n) + " offset " + std::to_string(offset);
             for (int i = 0; i < 16; ++i) ASSERT_EQ(FloatBits(loaded[i]), FloatBits(want[i])) << at << " lane " << i;
             for (size_t b = 0; b < out.size(); ++b) {
-              const size_t i = (b - offset) / es;
-              if (b < static_cast<size_t>(offset) || i >= static_cast<size_t>(n)) {
+              const size_t i = b < static_cast<size_t>(offset) ? n : (b - offset) / es;  // n: outside
+              if (i >= static_cast<size_t>(n)) {
                 ASSERT_EQ(out[b], 0xa5) << "write outside the n values, byte " << b << ", " << at;
               } else if (dt == 0) {
                 ASSERT_EQ(std::memcmp(&out[b], &vals[i], 4), 0) << at << " value " << i;
