@@ -45,7 +45,10 @@ __attribute__((always_inline)) inline void StoreFirst8(float* p, __m256 v, int n
   __m128 q = _mm256_castps256_ps128(v);
   if (n & 4) _mm_storeu_ps(p, q), p += 4, q = _mm256_extractf128_ps(v, 1);
   if (n & 2) _mm_storel_pi(reinterpret_cast<__m64*>(p), q), p += 2, q = _mm_movehl_ps(q, q);
-  if (n & 1) _mm_store_ss(p, q);
+  if (n & 1) {  // memcpy: outputs may sit at any byte address, and _mm_store_ss is a float store
+    const float f = _mm_cvtss_f32(q);
+    std::memcpy(p, &f, sizeof f);
+  }
 }
 __attribute__((always_inline)) inline void StoreN(float* p, Vf a, int n) {
   if (n >= 8) _mm256_storeu_ps(p, a.lo), StoreFirst8(p + 8, a.hi, n - 8);
@@ -58,7 +61,11 @@ __attribute__((always_inline)) inline void StoreN(float* p, Vf a, int n) {
 __attribute__((always_inline)) inline __m128i LoadFirst8U16(const uint16_t* p, int n) {
   if (n >= 8) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   __m128i t = _mm_setzero_si128();  // built from the end: [p0..p3 if n & 4 | 2 if n & 2 | 1 if n & 1]
-  if (n & 1) t = _mm_cvtsi32_si128(p[n - 1]);
+  if (n & 1) {  // memcpy here and below: 16-bit data may sit at any byte address
+    uint16_t h;
+    std::memcpy(&h, p + n - 1, sizeof h);
+    t = _mm_cvtsi32_si128(h);
+  }
   if (n & 2) {
     int32_t w;
     std::memcpy(&w, p + (n & 4), sizeof w);
@@ -75,7 +82,10 @@ __attribute__((always_inline)) inline void StoreFirst8U16(uint16_t* p, __m128i v
     std::memcpy(p, &w, sizeof w);
     p += 2, v = _mm_srli_si128(v, 4);
   }
-  if (n & 1) *p = static_cast<uint16_t>(_mm_cvtsi128_si32(v));
+  if (n & 1) {
+    const uint16_t h = static_cast<uint16_t>(_mm_cvtsi128_si32(v));
+    std::memcpy(p, &h, sizeof h);
+  }
 }
 __attribute__((always_inline)) inline void StoreU16N(uint16_t* p, __m128i lo, __m128i hi, int n) {  // values [0, 8) in lo, [8, 16) in hi
   if (n >= 8) _mm_storeu_si128(reinterpret_cast<__m128i*>(p), lo), StoreFirst8U16(p + 8, hi, n - 8);
