@@ -25,12 +25,15 @@ inline __m256i FirstN8(int n) {  // lanes [0, n) all-ones, n clamped to [0, 8]
 inline Vf Zero() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }
 inline Vf Set(float x) { return {_mm256_set1_ps(x), _mm256_set1_ps(x)}; }
 inline Vf Load(const float* p) { return {_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)}; }
+// v with lanes >= n (n clamped to [0, 16]) set to fill: the partial loads' padding.
+__attribute__((always_inline)) inline Vf FillFrom(Vf v, int n, float fill) {
+  const __m256 f = _mm256_set1_ps(fill);
+  return {_mm256_blendv_ps(f, v.lo, _mm256_castsi256_ps(FirstN8(n))),
+          _mm256_blendv_ps(f, v.hi, _mm256_castsi256_ps(FirstN8(n - 8)))};
+}
 // vmaskmovps loads are cheap (not microcoded) and never fault on the lanes left out.
 __attribute__((always_inline)) inline Vf LoadN(const float* p, int n, float fill) {
-  const __m256i m0 = FirstN8(n), m1 = FirstN8(n - 8);
-  const __m256 f = _mm256_set1_ps(fill);
-  return {_mm256_blendv_ps(f, _mm256_maskload_ps(p, m0), _mm256_castsi256_ps(m0)),
-          _mm256_blendv_ps(f, _mm256_maskload_ps(p + 8, m1), _mm256_castsi256_ps(m1))};
+  return FillFrom({_mm256_maskload_ps(p, FirstN8(n)), _mm256_maskload_ps(p + 8, FirstN8(n - 8))}, n, fill);
 }
 inline void Store(float* p, Vf a) {
   _mm256_storeu_ps(p, a.lo);
@@ -40,7 +43,9 @@ inline void Store(float* p, Vf a) {
 // a row tail of fixed length predicts), not with vmaskmovps: AMD cores microcode its store form
 // (Zen 3: ~5 ns each, 7x a plain store, in a loop of them), and FullLoad paid two per row tail
 // (AVX2 build, Zen 3, 1 thread: [4096, 100] fp32 0.95x the time, bf16 [4096, 200] 0.90x).
-__attribute__((always_inline)) inline void StoreFirst8(float* p, __m256 v, int n) {  // n in [0, 8]
+// The 8-lane helpers take any n: nothing for n <= 0, all 8 lanes for n >= 8.
+__attribute__((always_inline)) inline void StoreFirst8(float* p, __m256 v, int n) {
+  if (n <= 0) return;
   if (n >= 8) return _mm256_storeu_ps(p, v);
   __m128 q = _mm256_castps256_ps128(v);
   if (n & 4) _mm_storeu_ps(p, q), p += 4, q = _mm256_extractf128_ps(v, 1);
@@ -51,14 +56,15 @@ __attribute__((always_inline)) inline void StoreFirst8(float* p, __m256 v, int n
   }
 }
 __attribute__((always_inline)) inline void StoreN(float* p, Vf a, int n) {
-  if (n >= 8) _mm256_storeu_ps(p, a.lo), StoreFirst8(p + 8, a.hi, n - 8);
-  else if (n > 0) StoreFirst8(p, a.lo, n);
+  StoreFirst8(p, a.lo, n);
+  StoreFirst8(p + 8, a.hi, n - 8);
 }
 // 16-bit partial loads and stores the same way, not through a stack buffer and memcpy: the
 // vector load after the copy (or the copy's loads after the vector store) waited, as store
 // forwarding fails when a load spans several stores. Loads read exactly the n values (lanes >= n
 // are 0).
 __attribute__((always_inline)) inline __m128i LoadFirst8U16(const uint16_t* p, int n) {
+  if (n <= 0) return _mm_setzero_si128();
   if (n >= 8) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   __m128i t = _mm_setzero_si128();  // built from the end: [p0..p3 if n & 4 | 2 if n & 2 | 1 if n & 1]
   if (n & 1) {  // memcpy here and below: 16-bit data may sit at any byte address
@@ -74,7 +80,8 @@ __attribute__((always_inline)) inline __m128i LoadFirst8U16(const uint16_t* p, i
   if (n & 4) t = _mm_or_si128(_mm_slli_si128(t, 8), _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
   return t;
 }
-__attribute__((always_inline)) inline void StoreFirst8U16(uint16_t* p, __m128i v, int n) {  // n in [0, 8]
+__attribute__((always_inline)) inline void StoreFirst8U16(uint16_t* p, __m128i v, int n) {
+  if (n <= 0) return;
   if (n >= 8) return _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
   if (n & 4) _mm_storel_epi64(reinterpret_cast<__m128i*>(p), v), p += 4, v = _mm_srli_si128(v, 8);
   if (n & 2) {
@@ -87,10 +94,6 @@ __attribute__((always_inline)) inline void StoreFirst8U16(uint16_t* p, __m128i v
     std::memcpy(p, &h, sizeof h);
   }
 }
-__attribute__((always_inline)) inline void StoreU16N(uint16_t* p, __m128i lo, __m128i hi, int n) {  // values [0, 8) in lo, [8, 16) in hi
-  if (n >= 8) _mm_storeu_si128(reinterpret_cast<__m128i*>(p), lo), StoreFirst8U16(p + 8, hi, n - 8);
-  else if (n > 0) StoreFirst8U16(p, lo, n);
-}
 inline void StoreStream(float* p, Vf a) {
   _mm256_stream_ps(p, a.lo);
   _mm256_stream_ps(p + 8, a.hi);
@@ -101,18 +104,15 @@ inline Vf LoadHalfBits(const uint16_t* p) {
           _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8)))};
 }
 __attribute__((always_inline)) inline Vf LoadHalfBitsN(const uint16_t* p, int n, float fill) {
-  const Vf v = {_mm256_cvtph_ps(LoadFirst8U16(p, n < 0 ? 0 : n)), _mm256_cvtph_ps(LoadFirst8U16(p + 8, n < 8 ? 0 : n - 8))};
-  const __m256i m0 = FirstN8(n), m1 = FirstN8(n - 8);
-  const __m256 f = _mm256_set1_ps(fill);
-  return {_mm256_blendv_ps(f, v.lo, _mm256_castsi256_ps(m0)), _mm256_blendv_ps(f, v.hi, _mm256_castsi256_ps(m1))};
+  return FillFrom({_mm256_cvtph_ps(LoadFirst8U16(p, n)), _mm256_cvtph_ps(LoadFirst8U16(p + 8, n - 8))}, n, fill);
 }
 inline void StoreHalfBits(uint16_t* p, Vf a) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(a.lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 8), _mm256_cvtps_ph(a.hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 __attribute__((always_inline)) inline void StoreHalfBitsN(uint16_t* p, Vf a, int n) {
-  StoreU16N(p, _mm256_cvtps_ph(a.lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
-            _mm256_cvtps_ph(a.hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), n);
+  StoreFirst8U16(p, _mm256_cvtps_ph(a.lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), n);
+  StoreFirst8U16(p + 8, _mm256_cvtps_ph(a.hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), n - 8);
 }
 inline void StoreHalfBitsStream(uint16_t* p, Vf a) {
   const __m128i lo = _mm256_cvtps_ph(a.lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -125,10 +125,7 @@ inline Vf LoadBf16Bits(const uint16_t* p) {
           Bf16Widen8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8)))};
 }
 __attribute__((always_inline)) inline Vf LoadBf16BitsN(const uint16_t* p, int n, float fill) {
-  const Vf v = {Bf16Widen8(LoadFirst8U16(p, n < 0 ? 0 : n)), Bf16Widen8(LoadFirst8U16(p + 8, n < 8 ? 0 : n - 8))};
-  const __m256i m0 = FirstN8(n), m1 = FirstN8(n - 8);
-  const __m256 f = _mm256_set1_ps(fill);
-  return {_mm256_blendv_ps(f, v.lo, _mm256_castsi256_ps(m0)), _mm256_blendv_ps(f, v.hi, _mm256_castsi256_ps(m1))};
+  return FillFrom({Bf16Widen8(LoadFirst8U16(p, n)), Bf16Widen8(LoadFirst8U16(p + 8, n - 8))}, n, fill);
 }
 // 16 bf16 in lane order (simd_x86_bf16.h).
 __attribute__((always_inline)) inline __m256i Bf16FromVf(Vf a) { return Bf16Pack16(a.lo, a.hi); }
@@ -136,7 +133,8 @@ inline void StoreBf16Bits(uint16_t* p, Vf a) { _mm256_storeu_si256(reinterpret_c
 inline void StoreBf16BitsPair(uint16_t* p, Vf a, Vf b) { StoreBf16Bits(p, a), StoreBf16Bits(p + 16, b); }
 __attribute__((always_inline)) inline void StoreBf16BitsN(uint16_t* p, Vf a, int n) {
   const __m256i b = Bf16FromVf(a);
-  StoreU16N(p, _mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1), n);
+  StoreFirst8U16(p, _mm256_castsi256_si128(b), n);
+  StoreFirst8U16(p + 8, _mm256_extracti128_si256(b, 1), n - 8);
 }
 inline void StoreBf16BitsStream(uint16_t* p, Vf a) { _mm256_stream_si256(reinterpret_cast<__m256i*>(p), Bf16FromVf(a)); }
 
