@@ -586,6 +586,75 @@ TEST(SceRows, ScratchRecomputeCrossCoreAndStreamingGiveSameBits) {
     }
 }
 
+// Direct kernel runs of FullLoad rows with streamed backprop, which goes out through
+// simd::LineStream: adjacent rows as one run of whole 64-byte lines (a line two rows share is
+// written once), strided rows as one run each. Rows of every length class (whole lines, whole
+// vectors, partial vectors; shorter and longer than a line's carry), at every position in a
+// line (element-aligned) and at an odd byte address (the row-by-row fallback), in one block or
+// in per-core blocks: the same bits as plain stores on every ISA (odd addresses: the vector
+// ISAs), and no byte outside the rows written (not between strided rows either).
+TEST(SceRows, LineStreamedRowsGiveSameBitsAndWriteOnlyTheirBytes) {
+  using namespace aclnn_portable;
+  const int64_t A = 37;
+  for (SceDtype dt : {SceDtype::kFloat, SceDtype::kHalf, SceDtype::kBf16})
+    for (int64_t R : {64, 65, 100, 128, 129, 1000, 1023}) {
+      const size_t es = dt == SceDtype::kFloat ? 4 : 2;
+      std::vector<uint8_t> x, y;
+      const SceProblem p = DirectInputs(A, R, dt, 13, -12, 12, 1, [](int64_t, float*) {}, &x, &y);
+      PlatformInfo one;
+      if (PlanSce(p, one).kernel != SceKernel::kRows) continue;  // short 16-bit rows: packed
+      std::vector<uint8_t> want_bp, want_loss;
+      for (Isa isa : aclnn_test::SupportedIsas()) {
+        aclnn_test::ScopedIsa si(isa);
+        for (int cores : {1, 3})
+          for (int64_t stride : {R, R + 3})
+            for (size_t shift : {size_t{0}, es, 32 + es, 64 - es, size_t{1}})
+              for (bool stream : {false, true}) {
+                // The portable build indexes typed pointers: element-aligned outputs only.
+                if (shift % es != 0 && isa == Isa::kScalar) continue;
+                PlatformInfo pi;
+                pi.coreNum = cores;
+                SceTiling t = PlanSce(p, pi);
+                ASSERT_EQ(t.kernel, SceKernel::kRows);
+                ASSERT_EQ(t.schId, SceSchedule::kFullLoad);
+                t.streamBackprop = stream;
+                const size_t span = static_cast<size_t>((A - 1) * stride + R) * es;
+                std::vector<uint8_t> bp_buf(span + 192, 0xee), loss(A * es, 0xee);
+                uint8_t* bp = bp_buf.data() + (64 - reinterpret_cast<uintptr_t>(bp_buf.data()) % 64) % 64 + shift;
+                const size_t at = static_cast<size_t>(bp - bp_buf.data());
+                SceKernelArgs k;
+                k.x = x.data();
+                k.y = y.data();
+                k.bp = bp;
+                k.loss = loss.data();
+                k.xRowStride = k.yRowStride = R;
+                k.bpRowStride = stride;
+                k.dtype = dt;
+                k.tiling = t;
+                for (int64_t b = 0; b < t.realCoreNum; ++b)
+                  ACLNN_ISA_SELECT(SceRunBlock)(k, b * t.blockFactor, std::min(A, (b + 1) * t.blockFactor));
+                std::vector<uint8_t> got;
+                for (int64_t a = 0; a < A; ++a)
+                  got.insert(got.end(), bp + a * stride * es, bp + (a * stride + R) * es);
+                if (want_bp.empty()) {
+                  want_bp = got;
+                  want_loss = loss;
+                }
+                EXPECT_TRUE(got == want_bp && loss == want_loss)
+                    << IsaName(isa) << " R " << R << " cores " << cores << " stride " << stride << " shift "
+                    << shift << " stream " << stream << " dtype bytes " << es;
+                for (size_t i = 0; i < bp_buf.size(); ++i) {
+                  const bool inRow = i >= at && i < at + span && (i - at) % (stride * es) < R * es;
+                  if (!inRow) {
+                    ASSERT_EQ(bp_buf[i], 0xee) << IsaName(isa) << " R " << R << " stride " << stride << " shift "
+                                               << shift << " stream " << stream << ": byte " << i << " written";
+                  }
+                }
+              }
+      }
+    }
+}
+
 // Direct kernel runs of kNchwLanes: backprop written through plain or streaming stores, at a
 // vector-aligned and an odd address, in one block or in the planner's per-core blocks (partial
 // 16-position groups at image ends): the same bits on every ISA, nothing written outside.

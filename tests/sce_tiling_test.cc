@@ -203,6 +203,10 @@ TEST(SceTiling, StreamsBackpropOnlyWhenLargerThanTheLastLevelCache) {
   EXPECT_TRUE(PlanSce(Nd(4096, 1000), pi).streamBackprop);        // 3 x 15.6 MiB
   EXPECT_FALSE(PlanSce(Nd(4096, 1000, 2), PlatformInfo{2, 256 * 1024, 64 << 20}).streamBackprop);
   EXPECT_TRUE(PlanSce(Nd(1024, 32000), pi).streamBackprop);
+  EXPECT_TRUE(PlanSce(Nd(65536, 100), pi).streamBackprop);        // 3 x 25 MiB
+  // 16-bit rows stream only through SplitR.
+  EXPECT_FALSE(PlanSce(Nd(16384, 4096, 2), pi).streamBackprop);   // 3 x 128 MiB of bf16
+  EXPECT_TRUE(PlanSce(Nd(4096, 4097, 2), pi).streamBackprop);     // SplitR
   EXPECT_FALSE(PlanSce(Nd(1 << 22, 10), pi).streamBackprop);      // packed C = 10 stores pieces
   EXPECT_TRUE(PlanSce(Nd(1 << 22, 2), pi).streamBackprop);        // packed C = 2: whole lines
   EXPECT_FALSE(PlanSce(Nd(1 << 20, 2), pi).streamBackprop);       // 3 x 8 MiB

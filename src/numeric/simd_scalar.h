@@ -95,6 +95,7 @@ inline float ReduceMax(Vf a) {
 
 inline void StreamFence() {}
 inline void StreamCopy(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
+inline void StreamLines(void* dst, const void* src, size_t lines) { std::memcpy(dst, src, 64 * lines); }
 
 #undef ACLNN_FOR_LANES
 

@@ -412,12 +412,17 @@ ACLNN_SCE_FLATTEN void FullLoadRows(const SceKernelArgs& k, int64_t a0, int64_t 
   const int64_t R = t.R;
   alignas(64) float es[kSceChunk];
   alignas(64) float zs[kSceChunk];  // 16-bit x widened once, then x - max (ChunkStatsT)
-  alignas(64) T stage[kSceChunk];
-  const BpOut<T> out{t.streamBackprop, stage};
+  alignas(64) T stage[kSceChunk + simd::LineStream::kSlack / sizeof(T)];  // a row + LineStream's carry
   const T* xb = static_cast<const T*>(k.x);
   const T* yb = static_cast<const T*>(k.y);
   T* bpb = static_cast<T*>(k.bp);
   T* lb = static_cast<T*>(k.loss);
+  // Streamed backprop goes through the stage: rows adjacent in memory as one run of whole
+  // lines (LineStream), or, at an address that is not a multiple of the element size, row by
+  // row (ChunkApplyT's kStream copy).
+  const bool lineStream = t.streamBackprop && reinterpret_cast<uintptr_t>(bpb) % sizeof(T) == 0;
+  const BpOut<T> out{t.streamBackprop && !lineStream, stage};
+  simd::LineStream lines(stage);
   // Up to 16 rows' loss parts, waiting for their L.
   alignas(64) float ps[kL], pr[kL], pl[kL], py[kL], pyz[kL];
   int pending = 0;
@@ -441,13 +446,17 @@ ACLNN_SCE_FLATTEN void FullLoadRows(const SceKernelArgs& k, int64_t a0, int64_t 
     const float sf = static_cast<float>(row.S);
     ps[pending] = sf;
     pr[pending] = static_cast<float>(row.S - static_cast<double>(sf));
+    T* bp = bpb + a * k.bpRowStride;
+    if (lineStream) bp = lines.Next(bp);
     // L = 0: unused here (kZ), the loss is formed in flushLosses.
-    pyz[pending] = ChunkApply<false>(x, RowIn<T, kYS>(yb + a * k.yRowStride), out, bpb + a * k.bpRowStride, R,
-                                     row.m, 0.0f, 1.0f / sf, es, row.m, zs, &py[pending]);
+    pyz[pending] = ChunkApply<false>(x, RowIn<T, kYS>(yb + a * k.yRowStride), out, bp, R, row.m, 0.0f, 1.0f / sf,
+                                     es, row.m, zs, &py[pending]);
+    if (lineStream) lines.Commit(static_cast<size_t>(R) * sizeof(T));
     if (++pending == kL) flushLosses(a + 1);
   }
   if (pending) flushLosses(a1);
-  if (out.stream) simd::StreamFence();
+  if (lineStream) lines.Finish();
+  if (t.streamBackprop) simd::StreamFence();
 }
 
 // SplitR (R > kSceChunk), and FullLoad through FullLoadRows.
@@ -713,12 +722,16 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   auto sb = [&](int64_t c, Vf v) { simd::Store(B + kL * c, v); };
   // C = 2, dense, beyond the last-level cache: full blocks are written with non-temporal
   // stores when backprop and loss start on a 64-byte line (then every block does: a block is
-  // 32 elements of backprop and 16 of loss). kC = 0: through `stage`, whatever the alignment.
+  // 32 elements of backprop and 16 of loss). kC = 0: consecutive blocks (16 rows of backprop
+  // each) as one run of LineStream, at any element-aligned address.
   bool stream = false;
   if constexpr (kDense && kC == 2)
     stream = k.tiling.streamBackprop && reinterpret_cast<uintptr_t>(bpb) % 64 == 0 &&
              reinterpret_cast<uintptr_t>(lb) % 64 == 0;
-  if constexpr (kDense && kC == 0) stream = k.tiling.streamBackprop;
+  if constexpr (kDense && kC == 0)
+    stream = k.tiling.streamBackprop && reinterpret_cast<uintptr_t>(bpb) % sizeof(T) == 0;
+  alignas(64) T stage[kDense && kC == 0 ? kCap * kL + simd::LineStream::kSlack / sizeof(T) : 1];
+  simd::LineStream lines(stage);
   // Backprop (in B = X or X2) and loss of a full dense block of kC > 0 classes.
   auto storeBlock = [&](int64_t blk, const float* bp, Vf loss) {
     if constexpr (kDense && kC > 0) {
@@ -778,9 +791,8 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
         }
         // After both loads: backprop may be x.
         if (stream) {
-          alignas(64) T stage[kCap * kL];
-          simd::StoreRowsN(stage, C, B);
-          simd::StreamCopy(bpb + blk * C, stage, sizeof(T) * kL * C);
+          simd::StoreRowsN(lines.Next(bpb + blk * C), C, B);
+          lines.Commit(sizeof(T) * kL * C);
         } else {
           simd::StoreRowsN(bpb + blk * C, C, B);
         }
@@ -800,6 +812,7 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
         for (int c = 0; c < C; ++c) X[c * kL + r] = Y[c * kL + r] = 0.0f;
       }
     }
+    if (stream) lines.Finish();  // before plain stores into the run's last line
     simd::Store(Lo, LanesCore(C, lx, ly, sb, E));
     for (int r = 0; r < nr; ++r) {
       T* br = bpb + (blk + r) * brs;
@@ -807,7 +820,10 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
       lb[(blk + r) * ls] = FromFloat<T>(Lo[r]);
     }
   }
-  if (stream) simd::StreamFence();
+  if (stream) {
+    lines.Finish();
+    simd::StreamFence();
+  }
 }
 
 // kC = 0: C from the tiling (C > 16, see ScePackedTakes).

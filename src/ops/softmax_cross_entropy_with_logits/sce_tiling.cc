@@ -107,7 +107,13 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
   // [4096,1000] fp32 in place, 2 threads: 1.9 ms plain, 2.9 ms non-temporal).
   // PackedRows: C = 2, whose dense blocks are whole 64-byte lines, and C > 16 through an L1
   // stage (see PackedRowsT; for 2 < C <= 16 the stage measured slower than plain stores).
-  t.streamBackprop = (t.kernel == SceKernel::kRows || t.kernel == SceKernel::kNchwLanes ||
+  // kRows: SplitR rows, and FullLoad rows of fp32. 16-bit FullLoad rows spend more time
+  // computing per byte, and there the copy out of the stage cost as much as plain stores' extra
+  // line reads save (AVX2 build, Zen 3, 2 threads, [8M / C, C] bf16, streamed / plain time: C =
+  // 129 / 257 / 400 1.04 / 1.06 / 1.04, C = 1023 / 2048 0.97 / 1.0). fp32 FullLoad streamed
+  // 0.92-0.95x at C = 65 / 100, 0.98-1.03x at C = 128 / 240 / 1024 (see simd::LineStream).
+  const bool rowsStream = t.kernel == SceKernel::kRows && (split || p.dtypeBytes == 4);
+  t.streamBackprop = (rowsStream || t.kernel == SceKernel::kNchwLanes ||
                       (t.kernel == SceKernel::kPackedRows && (t.R == 2 || t.R > 16))) &&
                     !p.scatterBackprop && !p.backpropAliasesInput && 3 * full > platform.cacheBytes;
   t.offFeatures = Carve(t, t.wsFeatures);

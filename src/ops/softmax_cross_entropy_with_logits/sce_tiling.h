@@ -109,7 +109,8 @@ struct SceTiling {
   // SplitR exp scratch: floats per scratch row (R rounded up to 16), 0 when not used; rows =
   // realCoreNum blocks (serial) or A (splitRAcrossCores).
   int64_t expScratchStride = 0;
-  // kRows, kNchwLanes, kPackedRows with R = 2 or R > 16: backprop (and, R = 2, loss) written with non-temporal stores (features + labels + backprop exceed
+  // kRows (SplitR, and FullLoad fp32 rows), kNchwLanes, kPackedRows with R = 2 or R > 16:
+  // backprop (and, R = 2, loss) written with non-temporal stores (features + labels + backprop exceed
   // PlatformInfo::cacheBytes, backprop is not in place, and the kernel never reads it back); only the store path
   // changes, not the bits.
   bool streamBackprop = false;
