@@ -586,18 +586,21 @@ TEST(SceRows, ScratchRecomputeCrossCoreAndStreamingGiveSameBits) {
     }
 }
 
-// Direct kernel runs of FullLoad rows with streamed backprop, which goes out through
-// simd::LineStream: adjacent rows as one run of whole 64-byte lines (a line two rows share is
-// written once), strided rows as one run each. Rows of every length class (whole lines, whole
-// vectors, partial vectors; shorter and longer than a line's carry), at every position in a
-// line (element-aligned) and at an odd byte address (the row-by-row fallback), in one block or
-// in per-core blocks: the same bits as plain stores on every ISA (odd addresses: the vector
-// ISAs), and no byte outside the rows written (not between strided rows either).
+// Direct kernel runs of kRows with streamed backprop, which goes out through simd::LineStream:
+// adjacent rows (and a SplitR row's chunks, committed in pieces) as one run of whole 64-byte
+// lines (a line two rows share is written once), strided rows as one run each. FullLoad rows
+// of every length class (whole lines, whole vectors, partial vectors) and SplitR rows of 2 and
+// 3 chunks, at every position in a line (element-aligned) and at an odd byte address (the
+// chunk-by-chunk fallback), in one block or in per-core blocks: the same bits as plain stores on
+// every ISA (odd addresses: the vector ISAs), and no byte outside the rows written (not between
+// strided rows either).
 TEST(SceRows, LineStreamedRowsGiveSameBitsAndWriteOnlyTheirBytes) {
   using namespace aclnn_portable;
-  const int64_t A = 37;
+  struct Shape { int64_t A, R; };
   for (SceDtype dt : {SceDtype::kFloat, SceDtype::kHalf, SceDtype::kBf16})
-    for (int64_t R : {64, 65, 100, 128, 129, 1000, 1023}) {
+    for (Shape sh : {Shape{37, 64}, Shape{37, 65}, Shape{37, 100}, Shape{37, 128}, Shape{37, 129}, Shape{37, 1000},
+                     Shape{37, 1023}, Shape{5, kSceChunk + 37}, Shape{4, 2 * kSceChunk + 1}}) {
+      const int64_t A = sh.A, R = sh.R;
       const size_t es = dt == SceDtype::kFloat ? 4 : 2;
       std::vector<uint8_t> x, y;
       const SceProblem p = DirectInputs(A, R, dt, 13, -12, 12, 1, [](int64_t, float*) {}, &x, &y);
@@ -616,7 +619,7 @@ TEST(SceRows, LineStreamedRowsGiveSameBitsAndWriteOnlyTheirBytes) {
                 pi.coreNum = cores;
                 SceTiling t = PlanSce(p, pi);
                 ASSERT_EQ(t.kernel, SceKernel::kRows);
-                ASSERT_EQ(t.schId, SceSchedule::kFullLoad);
+                ASSERT_FALSE(t.splitRAcrossCores);  // SplitR rows run as blocks, recomputing exp
                 t.streamBackprop = stream;
                 const size_t span = static_cast<size_t>((A - 1) * stride + R) * es;
                 std::vector<uint8_t> bp_buf(span + 192, 0xee), loss(A * es, 0xee);

@@ -56,24 +56,26 @@ inline void StoreAsStream(float* p, Vf a) { StoreStream(p, a); }
 inline void StoreAsStream(Half* p, Vf a) { StoreHalfBitsStream(reinterpret_cast<uint16_t*>(p), a); }
 inline void StoreAsStream(BFloat16* p, Vf a) { StoreBf16BitsStream(reinterpret_cast<uint16_t*>(p), a); }
 
-// Writes pieces of output that follow one another in memory (consecutive rows) through an L1
-// stage, with non-temporal stores of whole 64-byte lines only: the bytes that do not complete
-// a line are carried to the next piece. Only where a run of adjacent pieces begins or ends (a
-// block of rows, a gap between strided rows) does a partial line get plain stores, of exactly
-// the run's own bytes. Why: one StreamCopy per row wrote the line two rows share with a plain
-// store from one row and a non-temporal store from the other, and such a line costs a memory
-// round trip or two (the plain store reads it in, the non-temporal one evicts it). Rows whose
-// length is not a multiple of 32 bytes were 1.5-2.9x slower beyond the last-level cache
-// (AVX2 build on Zen 3, 2 threads: fp32 [64527, 65] 8.3 ms streamed, 3.2 ms with plain stores).
+// Writes pieces of output that follow one another in memory (consecutive rows, or the chunks
+// of a row) through an L1 stage, with non-temporal stores of whole 64-byte lines only: the bytes
+// that do not complete a line are carried to the next piece. Only where a run of adjacent pieces
+// begins or ends (a block of rows, a gap between strided rows) does a partial line get plain
+// stores, of exactly the run's own bytes; no line gets both kinds. Why: one StreamCopy per row
+// wrote the line two rows share with a plain store from one row and a non-temporal store from
+// the other, and such a line costs a memory round trip or two (the plain store reads it in, the
+// non-temporal one evicts it). Rows whose length is not a multiple of 32 bytes were 1.4-2.6x
+// slower beyond the last-level cache (AVX2 build on Zen 3, 2 threads: fp32 [64527, 65] 8.7 ms
+// streamed row by row, 3.3 ms now).
 //
-// Use: T* s = Next(dst) gives where to put the piece that belongs at dst (its position in the
-// stage; element-aligned when dst is), Commit(bytes) streams the lines the piece completes,
-// Finish() writes the carried bytes. Then StreamFence() before the data is handed on. The stage
-// holds at least the largest piece + kSlack bytes, 64-byte aligned.
+// Use: T* s = Next(dst) gives where the piece that belongs at dst goes in the stage
+// (element-aligned when dst is); Commit(bytes) after each part of it is written there streams
+// the lines that part completes (a piece may be committed in several parts); Finish() writes the
+// carried bytes at the end of the run, then StreamFence() before the data is handed on. The
+// stage is 64-byte aligned and holds the largest piece + kSlack bytes. Always inlined, as the
+// whole vector layer (the KernelInlining test).
 class LineStream {
  public:
   static constexpr size_t kSlack = 128;
-  // Always inlined, as the whole vector layer (the KernelInlining test).
   explicit LineStream(void* stage) : stage_(static_cast<char*>(stage)) {}
   template <typename T>
   __attribute__((always_inline)) T* Next(T* dst) {
@@ -83,37 +85,42 @@ class LineStream {
       const size_t off = reinterpret_cast<uintptr_t>(d) % 64;
       line_ = d - off;
       fill_ = skip_ = off;
+    } else if (sent_ > 0) {
+      // The carry (< 64 bytes) to the front, as one fixed-size copy (no call): from >= 64 bytes
+      // on, so no overlap; the bytes past the carry are slack, never written out.
+      std::memcpy(stage_, stage_ + sent_, 64);
+      line_ += sent_;
+      fill_ -= sent_;
+      sent_ = 0;
     }
     return reinterpret_cast<T*>(stage_ + fill_);
   }
   __attribute__((always_inline)) void Commit(size_t bytes) {
     fill_ += bytes;
     const size_t whole = fill_ / 64 * 64;
-    if (whole == 0) return;
-    if (skip_) {  // the run's first line: plain stores of its own bytes
+    if (whole == sent_) return;
+    size_t from = sent_;
+    if (skip_ > 0) {  // the run's first line (sent_ is 0): plain stores of its own bytes
       std::memcpy(line_ + skip_, stage_ + skip_, 64 - skip_);
-      StreamLines(line_ + 64, stage_ + 64, whole / 64 - 1);
+      from = 64;
       skip_ = 0;
-    } else {
-      StreamLines(line_, stage_, whole / 64);
     }
-    // The carry (< 64 bytes) to the front, as one fixed-size copy (no call): from >= 64 bytes
-    // on, so no overlap; the bytes past the carry are stage slack, never written out.
-    std::memcpy(stage_, stage_ + whole, 64);
-    line_ += whole;
-    fill_ -= whole;
+    StreamLines(line_ + from, stage_ + from, (whole - from) / 64);
+    sent_ = whole;
   }
   __attribute__((always_inline)) void Finish() {
-    if (fill_ > skip_) std::memcpy(line_ + skip_, stage_ + skip_, fill_ - skip_);
+    const size_t from = skip_ > sent_ ? skip_ : sent_;
+    if (fill_ > from) std::memcpy(line_ + from, stage_ + from, fill_ - from);
     line_ = nullptr;
-    fill_ = skip_ = 0;
+    fill_ = skip_ = sent_ = 0;
   }
 
  private:
   char* stage_;
   char* line_ = nullptr;  // the 64-byte line of the output that stage_[0] stands for
   size_t fill_ = 0;       // bytes of stage_ in use (the next piece goes to stage_ + fill_)
-  size_t skip_ = 0;       // leading bytes of the first line that belong to no piece of the run
+  size_t skip_ = 0;       // leading bytes of the run's first line that are not the run's
+  size_t sent_ = 0;       // bytes of stage_ already written out (whole lines)
 };
 
 // ---- exp ----------------------------------------------------------------------------------

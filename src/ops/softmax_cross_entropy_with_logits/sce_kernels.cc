@@ -271,17 +271,24 @@ ChunkStat ChunkStats(const In& x, int64_t n, float* es, float* zs, bool keepZ, c
 // fewer and, for 16-bit types, no second widening. Measured on AVX-512 Zen 4, in-cache
 // [64, 1000], 1 thread, 6 alternations: bf16 / fp16 0.94x the time, fp32 0.98x.
 //
-// kStream: bp is an L1 stage and dst the backprop in memory; the stage is copied out with
-// non-temporal stores at the end, and with kPieces every 16 vectors too (at 64-byte boundaries
-// of dst), so that the loads of a long chunk and its stores to memory overlap. Measured on
-// AVX-512 Zen 4, 2 threads: SplitR 0.87-0.96x the time in pieces; FullLoad rows of 1000
-// classes 2-16 % slower (four copies per row instead of one), so FullLoad copies once.
+// kStream: dst is the backprop in memory and bp its place in an L1 stage, written out with
+// non-temporal stores at the end, and with kPieces every 16 vectors too, so that the loads of a
+// long chunk and its stores to memory overlap. Through `lines` (bp = lines->Next(dst)) when dst
+// is element-aligned, as a piece of its run; otherwise bp is a stage of its own, copied to dst
+// (at 64-byte boundaries of dst) with StreamCopy. Measured on AVX-512 Zen 4, 2 threads: SplitR
+// 0.87-0.96x the time in pieces; FullLoad rows of 1000 classes 2-16 % slower (four copies per
+// row instead of one), so FullLoad copies once.
 template <bool kLoad, bool kStream, bool kPieces, bool kZ, typename T, typename InX, typename InY>
-float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, int64_t n, float m, float L, float scale,
-                  const float* es, float mExp, const float* zs, float* ySum) {
-  int64_t copied = 0;  // kStream: elements of the stage already copied to dst
-  auto flush = [&](int64_t upto) {  // copies [copied, upto) up to a 64-byte boundary of dst
+float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, simd::LineStream* lines, int64_t n, float m, float L,
+                  float scale, const float* es, float mExp, const float* zs, float* ySum) {
+  int64_t copied = 0;  // kStream: elements of the stage already handed on
+  auto flush = [&](int64_t upto) {  // hands on [copied, upto) (StreamCopy: to a 64-byte boundary of dst)
     if constexpr (kStream) {
+      if (lines) {
+        lines->Commit(static_cast<size_t>(upto - copied) * sizeof(T));
+        copied = upto;
+        return;
+      }
       int64_t cut = n;
       if (upto < n) {
         if (reinterpret_cast<uintptr_t>(dst) % sizeof(T) != 0) return;  // all at the end
@@ -362,27 +369,43 @@ float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, int64_t n, float m, f
 
 // Backprop of a chunk goes to bp, or (streamBackprop) through an L1 stage that ChunkApplyT
 // copies out with non-temporal stores: the row positions, and so the bits, are the same either
-// way, and the stage makes the stream stores aligned whatever the row's address.
+// way, and the stage makes the stream stores aligned whatever the row's address. lines: the
+// stage as a LineStream (backprop element-aligned), else null and the stage is used per chunk.
 template <typename T>
 struct BpOut {
   bool stream;
   T* stage;
+  simd::LineStream* lines;
 };
 
 // kPieces: stream a SplitR chunk out in pieces (see ChunkApplyT); FullLoad rows copy once.
 template <bool kPieces, typename T, typename InX, typename InY>
 float ChunkApply(const InX& x, const InY& y, const BpOut<T>& out, T* bp, int64_t n, float m, float L,
                  float scale, const float* es, float mExp, const float* zs, float* ySum = nullptr) {
+  T* const none = nullptr;
+  T* const stage = out.lines ? out.lines->Next(bp) : out.stage;  // used when streaming
   if (zs) {  // FullLoad
-    return out.stream ? ChunkApplyT<true, true, kPieces, true>(x, y, out.stage, bp, n, m, L, scale, es, mExp, zs, ySum)
-                      : ChunkApplyT<true, false, false, true>(x, y, bp, static_cast<T*>(nullptr), n, m, L, scale, es, mExp, zs, ySum);
+    return out.stream ? ChunkApplyT<true, true, kPieces, true>(x, y, stage, bp, out.lines, n, m, L, scale, es, mExp, zs, ySum)
+                      : ChunkApplyT<true, false, false, true>(x, y, bp, none, nullptr, n, m, L, scale, es, mExp, zs, ySum);
   }
   if (out.stream)
-    return es ? ChunkApplyT<true, true, kPieces, false>(x, y, out.stage, bp, n, m, L, scale, es, mExp, nullptr, nullptr)
-              : ChunkApplyT<false, true, kPieces, false>(x, y, out.stage, bp, n, m, L, scale, nullptr, mExp, nullptr, nullptr);
-  T* const none = nullptr;
-  return es ? ChunkApplyT<true, false, false, false>(x, y, bp, none, n, m, L, scale, es, mExp, nullptr, nullptr)
-            : ChunkApplyT<false, false, false, false>(x, y, bp, none, n, m, L, scale, nullptr, mExp, nullptr, nullptr);
+    return es ? ChunkApplyT<true, true, kPieces, false>(x, y, stage, bp, out.lines, n, m, L, scale, es, mExp, nullptr, nullptr)
+              : ChunkApplyT<false, true, kPieces, false>(x, y, stage, bp, out.lines, n, m, L, scale, nullptr, mExp, nullptr, nullptr);
+  return es ? ChunkApplyT<true, false, false, false>(x, y, bp, none, nullptr, n, m, L, scale, es, mExp, nullptr, nullptr)
+            : ChunkApplyT<false, false, false, false>(x, y, bp, none, nullptr, n, m, L, scale, nullptr, mExp, nullptr, nullptr);
+}
+
+// How a kernel's backprop leaves: plain stores, or streamed through `stage` (as `lines` when
+// backprop is element-aligned, so that every access to the stage is).
+template <typename T>
+BpOut<T> BackpropOut(const SceTiling& t, T* stage, simd::LineStream* lines, const T* bp) {
+  const bool aligned = reinterpret_cast<uintptr_t>(bp) % sizeof(T) == 0;
+  return {t.streamBackprop, stage, t.streamBackprop && aligned ? lines : nullptr};
+}
+template <typename T>
+void EndStream(const BpOut<T>& out) {
+  if (out.lines) out.lines->Finish();
+  if (out.stream) simd::StreamFence();
 }
 
 inline int64_t ChunkLen(const SceTiling& t, int64_t c) {
@@ -417,12 +440,9 @@ ACLNN_SCE_FLATTEN void FullLoadRows(const SceKernelArgs& k, int64_t a0, int64_t 
   const T* yb = static_cast<const T*>(k.y);
   T* bpb = static_cast<T*>(k.bp);
   T* lb = static_cast<T*>(k.loss);
-  // Streamed backprop goes through the stage: rows adjacent in memory as one run of whole
-  // lines (LineStream), or, at an address that is not a multiple of the element size, row by
-  // row (ChunkApplyT's kStream copy).
-  const bool lineStream = t.streamBackprop && reinterpret_cast<uintptr_t>(bpb) % sizeof(T) == 0;
-  const BpOut<T> out{t.streamBackprop && !lineStream, stage};
+  // Streamed rows adjacent in memory go out as one run of whole lines.
   simd::LineStream lines(stage);
+  const BpOut<T> out = BackpropOut(t, stage, &lines, bpb);
   // Up to 16 rows' loss parts, waiting for their L.
   alignas(64) float ps[kL], pr[kL], pl[kL], py[kL], pyz[kL];
   int pending = 0;
@@ -446,17 +466,13 @@ ACLNN_SCE_FLATTEN void FullLoadRows(const SceKernelArgs& k, int64_t a0, int64_t 
     const float sf = static_cast<float>(row.S);
     ps[pending] = sf;
     pr[pending] = static_cast<float>(row.S - static_cast<double>(sf));
-    T* bp = bpb + a * k.bpRowStride;
-    if (lineStream) bp = lines.Next(bp);
     // L = 0: unused here (kZ), the loss is formed in flushLosses.
-    pyz[pending] = ChunkApply<false>(x, RowIn<T, kYS>(yb + a * k.yRowStride), out, bp, R, row.m, 0.0f, 1.0f / sf,
-                                     es, row.m, zs, &py[pending]);
-    if (lineStream) lines.Commit(static_cast<size_t>(R) * sizeof(T));
+    pyz[pending] = ChunkApply<false>(x, RowIn<T, kYS>(yb + a * k.yRowStride), out, bpb + a * k.bpRowStride, R,
+                                     row.m, 0.0f, 1.0f / sf, es, row.m, zs, &py[pending]);
     if (++pending == kL) flushLosses(a + 1);
   }
   if (pending) flushLosses(a1);
-  if (lineStream) lines.Finish();
-  if (t.streamBackprop) simd::StreamFence();
+  EndStream(out);
 }
 
 // SplitR (R > kSceChunk), and FullLoad through FullLoadRows.
@@ -466,8 +482,9 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   const int64_t R = t.R;
   if (R <= kSceChunk) return FullLoadRows<T, kXS, kYS>(k, a0, a1);
   alignas(64) float zs[kSceChunk];  // 16-bit x widened once (ChunkStatsT)
-  alignas(64) T stage[kSceChunk];
-  const BpOut<T> out{t.streamBackprop, stage};
+  alignas(64) T stage[kSceChunk + simd::LineStream::kSlack / sizeof(T)];
+  simd::LineStream lines(stage);  // the block's chunks and rows, in memory order
+  const BpOut<T> out = BackpropOut(t, stage, &lines, static_cast<T*>(k.bp));
   float mc[kSceExpScratchMaxChunks];
   // SplitR with a scratch: this block's row of exp values (tasks own disjoint scratch rows).
   float* ex = k.expScratch ? k.expScratch + (a0 / t.blockFactor) * t.expScratchStride : nullptr;
@@ -512,7 +529,7 @@ void Rows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
     }
     lb[a * k.lossStride] = FromFloat<T>(static_cast<float>(loss));
   }
-  if (out.stream) simd::StreamFence();
+  EndStream(out);
 }
 
 template <typename T, bool kXS, bool kYS>
@@ -554,11 +571,12 @@ void SplitPhase(const SceKernelArgs& k, int phase, int64_t task) {
         RowIn<T, kYS>(static_cast<const T*>(k.y) + a * k.yRowStride).Skip(c * kSceChunk);
     T* bp = static_cast<T*>(k.bp) + a * k.bpRowStride + c * kSceChunk;
     const SceRowRecord& row = k.rows[a];
-    alignas(64) T stage[kSceChunk];
-    const BpOut<T> out{t.streamBackprop, stage};
+    alignas(64) T stage[kSceChunk + simd::LineStream::kSlack / sizeof(T)];
+    simd::LineStream lines(stage);  // one chunk: a run of its own
+    const BpOut<T> out = BackpropOut(t, stage, &lines, static_cast<T*>(k.bp));
     rec.lossPart = ChunkApply<true>(x, y, out, bp, ChunkLen(t, c), row.m, row.L, SceChunkScale(rec.m, row),
                               ex, ChunkExpRef(rec.m), nullptr);
-    if (out.stream) simd::StreamFence();
+    EndStream(out);
   }
 }
 
