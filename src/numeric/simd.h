@@ -63,9 +63,9 @@ inline void StoreAsStream(BFloat16* p, Vf a) { StoreBf16BitsStream(reinterpret_c
 // stores, of exactly the run's own bytes; no line gets both kinds. Why: one StreamCopy per row
 // wrote the line two rows share with a plain store from one row and a non-temporal store from
 // the other, and such a line costs a memory round trip or two (the plain store reads it in, the
-// non-temporal one evicts it). Rows whose length is not a multiple of 32 bytes were 1.4-2.6x
-// slower beyond the last-level cache (AVX2 build on Zen 3, 2 threads: fp32 [64527, 65] 8.7 ms
-// streamed row by row, 3.3 ms now).
+// non-temporal one evicts it). Rows whose length is not a multiple of 32 bytes took 1.5-3.4x
+// the time of rows one element longer or shorter beyond the last-level cache (AVX2 build on Zen
+// 3, 2 threads: fp32 [64527, 65] 8.7 ms streamed row by row, 3.3 ms now).
 //
 // Use: T* s = Next(dst) gives where the piece that belongs at dst goes in the stage
 // (element-aligned when dst is); Commit(bytes) after each part of it is written there streams

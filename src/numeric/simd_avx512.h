@@ -162,12 +162,6 @@ inline void StreamFence() { _mm_sfence(); }
 
 // Copies `bytes` from src to dst with non-temporal stores for every whole 64-byte line of dst
 // (plain copies for the partial lines at either end). Call StreamFence() before handing on.
-// `lines` whole 64-byte lines from src to dst (64-byte aligned), non-temporal.
-__attribute__((always_inline)) inline void StreamLines(void* dst, const void* src, size_t lines) {
-  char* d = static_cast<char*>(dst);
-  const char* s = static_cast<const char*>(src);
-  for (size_t i = 0; i < lines; ++i) _mm512_stream_si512(reinterpret_cast<__m512i*>(d + 64 * i), _mm512_loadu_si512(s + 64 * i));
-}
 inline void StreamCopy(void* dst, const void* src, size_t bytes) {
   char* d = static_cast<char*>(dst);
   const char* s = static_cast<const char*>(src);
@@ -178,6 +172,12 @@ inline void StreamCopy(void* dst, const void* src, size_t bytes) {
   for (; bytes >= 64; bytes -= 64, d += 64, s += 64)
     _mm512_stream_si512(reinterpret_cast<__m512i*>(d), _mm512_loadu_si512(s));
   std::memcpy(d, s, bytes);
+}
+// `lines` whole 64-byte lines from src to dst (64-byte aligned), non-temporal.
+__attribute__((always_inline)) inline void StreamLines(void* dst, const void* src, size_t lines) {
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  for (size_t i = 0; i < lines; ++i) _mm512_stream_si512(reinterpret_cast<__m512i*>(d + 64 * i), _mm512_loadu_si512(s + 64 * i));
 }
 
 // ---- mhc primitives ----
