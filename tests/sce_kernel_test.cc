@@ -4,6 +4,7 @@
 // executors and streams, and identical bits for every thread count and ISA.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -139,6 +140,20 @@ aclnn_portable::SceProblem DirectInputs(int64_t A, int64_t C, aclnn_portable::Sc
   p.N = p.featuresN = p.labelsN = A;
   p.C = p.featuresC = p.labelsC = C;
   return p;
+}
+
+// The address `shift` bytes past the first 64-byte line boundary in buf (buf holds 63 + shift
+// bytes of slack in front of what the caller places there).
+uint8_t* PastLine(std::vector<uint8_t>& buf, size_t shift = 0) {
+  return buf.data() + (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64 + shift;
+}
+
+// Runs SceRunBlock over the planner's per-core blocks of A rows (or positions), one after another.
+void RunBlocks(const aclnn_portable::SceKernelArgs& k, int64_t A) {
+  using namespace aclnn_portable;
+  const SceTiling& t = k.tiling;
+  for (int64_t b = 0; b < t.realCoreNum; ++b)
+    ACLNN_ISA_SELECT(SceRunBlock)(k, b * t.blockFactor, std::min(A, (b + 1) * t.blockFactor));
 }
 
 }  // namespace
@@ -550,7 +565,7 @@ TEST(SceRows, ScratchRecomputeCrossCoreAndStreamingGiveSameBits) {
               if (!split && !scratch) continue;
               t.streamBackprop = stream;
               std::vector<uint8_t> ws(t.workspaceBytes + 64), bp_buf(A * R * es + 64, 0xee), loss(A * es, 0xee);
-              uint8_t* wsp = ws.data() + (64 - reinterpret_cast<uintptr_t>(ws.data()) % 64) % 64;
+              uint8_t* wsp = PastLine(ws);
               uint8_t* bp = bp_buf.data() + es;  // not aligned to a vector
               SceKernelArgs k;
               k.x = x.data();
@@ -623,7 +638,7 @@ TEST(SceRows, LineStreamedRowsGiveSameBitsAndWriteOnlyTheirBytes) {
                 t.streamBackprop = stream;
                 const size_t span = static_cast<size_t>((A - 1) * stride + R) * es;
                 std::vector<uint8_t> bp_buf(span + 192, 0xee), loss(A * es, 0xee);
-                uint8_t* bp = bp_buf.data() + (64 - reinterpret_cast<uintptr_t>(bp_buf.data()) % 64) % 64 + shift;
+                uint8_t* bp = PastLine(bp_buf, shift);
                 const size_t at = static_cast<size_t>(bp - bp_buf.data());
                 SceKernelArgs k;
                 k.x = x.data();
@@ -634,8 +649,7 @@ TEST(SceRows, LineStreamedRowsGiveSameBitsAndWriteOnlyTheirBytes) {
                 k.bpRowStride = stride;
                 k.dtype = dt;
                 k.tiling = t;
-                for (int64_t b = 0; b < t.realCoreNum; ++b)
-                  ACLNN_ISA_SELECT(SceRunBlock)(k, b * t.blockFactor, std::min(A, (b + 1) * t.blockFactor));
+                RunBlocks(k, A);
                 std::vector<uint8_t> got;
                 for (int64_t a = 0; a < A; ++a)
                   got.insert(got.end(), bp + a * stride * es, bp + (a * stride + R) * es);
@@ -694,7 +708,7 @@ TEST(SceNchw, StreamingAndBlockSplitGiveSameBits) {
               ASSERT_EQ(t.kernel, SceKernel::kNchwLanes);
               t.streamBackprop = stream;
               std::vector<uint8_t> bp_buf(E * es + 128, 0xee), loss(A * es, 0xee);
-              uint8_t* bp = bp_buf.data() + (64 - reinterpret_cast<uintptr_t>(bp_buf.data()) % 64) % 64 + shift;
+              uint8_t* bp = PastLine(bp_buf, shift);
               const size_t at = static_cast<size_t>(bp - bp_buf.data());
               SceKernelArgs k;
               k.x = x.data();
@@ -703,8 +717,7 @@ TEST(SceNchw, StreamingAndBlockSplitGiveSameBits) {
               k.loss = loss.data();
               k.dtype = dt;
               k.tiling = t;
-              for (int64_t b = 0; b < t.realCoreNum; ++b)
-                ACLNN_ISA_SELECT(SceRunBlock)(k, b * t.blockFactor, std::min(A, (b + 1) * t.blockFactor));
+              RunBlocks(k, A);
               const std::vector<uint8_t> got(bp, bp + E * es);
               if (want_bp.empty()) {
                 want_bp = got;
@@ -749,8 +762,8 @@ TEST(ScePackedRows, StreamingGivesSameBits) {
               ASSERT_EQ(t.kernel, SceKernel::kPackedRows) << C;
               t.streamBackprop = stream;
               std::vector<uint8_t> bp_buf(A * C * es + 128, 0xee), loss_buf(A * es + 128, 0xee);
-              uint8_t* bp = bp_buf.data() + (64 - reinterpret_cast<uintptr_t>(bp_buf.data()) % 64) % 64 + shift;
-              uint8_t* loss = loss_buf.data() + (64 - reinterpret_cast<uintptr_t>(loss_buf.data()) % 64) % 64;
+              uint8_t* bp = PastLine(bp_buf, shift);
+              uint8_t* loss = PastLine(loss_buf);
               const size_t at_bp = static_cast<size_t>(bp - bp_buf.data());
               const size_t at_loss = static_cast<size_t>(loss - loss_buf.data());
               SceKernelArgs k;
@@ -761,8 +774,7 @@ TEST(ScePackedRows, StreamingGivesSameBits) {
               k.xRowStride = k.yRowStride = k.bpRowStride = C;
               k.dtype = dt;
               k.tiling = t;
-              for (int64_t b = 0; b < t.realCoreNum; ++b)
-                ACLNN_ISA_SELECT(SceRunBlock)(k, b * t.blockFactor, std::min(A, (b + 1) * t.blockFactor));
+              RunBlocks(k, A);
               const std::vector<uint8_t> got_bp(bp, bp + A * C * es), got_loss(loss, loss + A * es);
               if (want_bp.empty()) {
                 want_bp = got_bp;

@@ -190,6 +190,16 @@ inline float ReduceMax(Vf a) {
 
 inline void StreamFence() { _mm_sfence(); }
 
+// `lines` * 64 bytes from src to dst (32-byte aligned; LineStream passes whole 64-byte lines),
+// non-temporal.
+__attribute__((always_inline)) inline void StreamLines(void* dst, const void* src, size_t lines) {
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  for (size_t i = 0; i < lines; ++i, d += 64, s += 64) {
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d + 32), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32)));
+  }
+}
 // Copies `bytes` from src to dst with non-temporal stores for every whole 32-byte block of dst
 // (plain copies for the partial blocks at either end). Call StreamFence() before handing on.
 inline void StreamCopy(void* dst, const void* src, size_t bytes) {
@@ -199,24 +209,13 @@ inline void StreamCopy(void* dst, const void* src, size_t bytes) {
   if (head > bytes) head = bytes;
   std::memcpy(d, s, head);
   d += head, s += head, bytes -= head;
-  for (; bytes >= 64; bytes -= 64, d += 64, s += 64) {
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(d), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(d + 32), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32)));
-  }
+  StreamLines(d, s, bytes / 64);
+  d += bytes / 64 * 64, s += bytes / 64 * 64, bytes %= 64;
   if (bytes >= 32) {
     _mm256_stream_si256(reinterpret_cast<__m256i*>(d), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
     d += 32, s += 32, bytes -= 32;
   }
   std::memcpy(d, s, bytes);
-}
-// `lines` whole 64-byte lines from src to dst (64-byte aligned), non-temporal.
-__attribute__((always_inline)) inline void StreamLines(void* dst, const void* src, size_t lines) {
-  char* d = static_cast<char*>(dst);
-  const char* s = static_cast<const char*>(src);
-  for (size_t i = 0; i < lines; ++i, d += 64, s += 64) {
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(d), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(d + 32), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32)));
-  }
 }
 
 // ---- mhc primitives ----

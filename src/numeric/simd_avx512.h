@@ -160,6 +160,12 @@ inline float ReduceMax(Vf a) {
 
 inline void StreamFence() { _mm_sfence(); }
 
+// `lines` whole 64-byte lines from src to dst (64-byte aligned), non-temporal.
+__attribute__((always_inline)) inline void StreamLines(void* dst, const void* src, size_t lines) {
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  for (size_t i = 0; i < lines; ++i) _mm512_stream_si512(reinterpret_cast<__m512i*>(d + 64 * i), _mm512_loadu_si512(s + 64 * i));
+}
 // Copies `bytes` from src to dst with non-temporal stores for every whole 64-byte line of dst
 // (plain copies for the partial lines at either end). Call StreamFence() before handing on.
 inline void StreamCopy(void* dst, const void* src, size_t bytes) {
@@ -169,15 +175,8 @@ inline void StreamCopy(void* dst, const void* src, size_t bytes) {
   if (head > bytes) head = bytes;
   std::memcpy(d, s, head);
   d += head, s += head, bytes -= head;
-  for (; bytes >= 64; bytes -= 64, d += 64, s += 64)
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(d), _mm512_loadu_si512(s));
-  std::memcpy(d, s, bytes);
-}
-// `lines` whole 64-byte lines from src to dst (64-byte aligned), non-temporal.
-__attribute__((always_inline)) inline void StreamLines(void* dst, const void* src, size_t lines) {
-  char* d = static_cast<char*>(dst);
-  const char* s = static_cast<const char*>(src);
-  for (size_t i = 0; i < lines; ++i) _mm512_stream_si512(reinterpret_cast<__m512i*>(d + 64 * i), _mm512_loadu_si512(s + 64 * i));
+  StreamLines(d, s, bytes / 64);
+  std::memcpy(d + bytes / 64 * 64, s + bytes / 64 * 64, bytes % 64);
 }
 
 // ---- mhc primitives ----
