@@ -480,6 +480,8 @@ TEST(SceDeterminism, SameBitsForThreadsAndIsas) {
       {ACL_FLOAT, {70, 17}, {70, 1}, false},      {ACL_FLOAT, {70, 24}, {70, 24}, false},
       {ACL_BF16, {100, 48}, {100, 48}, false},   {ACL_FLOAT, {70, 60}, {70, 60}, false},
       {ACL_BF16, {100, 127}, {100, 127}, false}, {ACL_FLOAT, {301, 100}, {301, 100}, false},
+      // NCHW groups copied into workspace regions, one per worker, a worker taking several pieces.
+      {ACL_BF16, {6, 70, 128, 128}, {6, 70, 128, 128}, true},
   };
   for (const Shape& s : shapes) {
     uint64_t want = 0;
@@ -674,11 +676,13 @@ TEST(SceRows, LineStreamedRowsGiveSameBitsAndWriteOnlyTheirBytes) {
 
 // Direct kernel runs of kNchwLanes: backprop written through plain or streaming stores, at a
 // vector-aligned and an odd address, in one block or in the planner's per-core blocks (partial
-// 16-position groups at image ends): the same bits on every ISA, nothing written outside.
+// 16-position groups at image ends), groups copied into the stack scratch, the workspace
+// scratch (C = 70 / 300 with a budget from ubBytes; C = 300 also keeps its exp there) or not at
+// all (C = 300 without a budget): the same bits on every ISA, nothing written outside.
 TEST(SceNchw, StreamingAndBlockSplitGiveSameBits) {
   using namespace aclnn_portable;
   const int64_t N = 2, HW = 16 * 9 + 5;
-  for (int64_t C : {int64_t{3}, int64_t{19}, int64_t{40}})
+  for (int64_t C : {int64_t{3}, int64_t{19}, int64_t{40}, int64_t{70}, int64_t{300}})
     for (SceDtype dt : {SceDtype::kFloat, SceDtype::kHalf, SceDtype::kBf16}) {
       const size_t es = dt == SceDtype::kFloat ? 4 : 2;
       const int64_t A = N * HW, E = N * C * HW;
@@ -700,37 +704,45 @@ TEST(SceNchw, StreamingAndBlockSplitGiveSameBits) {
       for (Isa isa : aclnn_test::SupportedIsas()) {
         aclnn_test::ScopedIsa si(isa);
         for (int cores : {1, 8})
-          for (size_t shift : {size_t{0}, es})
-            for (bool stream : {false, true}) {
-              PlatformInfo pi;
-              pi.coreNum = cores;
-              SceTiling t = PlanSce(p, pi);
-              ASSERT_EQ(t.kernel, SceKernel::kNchwLanes);
-              t.streamBackprop = stream;
-              std::vector<uint8_t> bp_buf(E * es + 128, 0xee), loss(A * es, 0xee);
-              uint8_t* bp = PastLine(bp_buf, shift);
-              const size_t at = static_cast<size_t>(bp - bp_buf.data());
-              SceKernelArgs k;
-              k.x = x.data();
-              k.y = y.data();
-              k.bp = bp;
-              k.loss = loss.data();
-              k.dtype = dt;
-              k.tiling = t;
-              RunBlocks(k, A);
-              const std::vector<uint8_t> got(bp, bp + E * es);
-              if (want_bp.empty()) {
-                want_bp = got;
-                want_loss = loss;
-              }
-              EXPECT_TRUE(got == want_bp && loss == want_loss)
-                  << IsaName(isa) << " C " << C << " cores " << cores << " shift " << shift << " stream "
-                  << stream << " dtype bytes " << es;
-              for (size_t i = 0; i < bp_buf.size(); ++i)
-                if (i < at || i >= at + E * es) {
-                  ASSERT_EQ(bp_buf[i], 0xee) << "byte " << i << " written";
+          for (uint64_t ub : {uint64_t{0}, uint64_t{256} << 10})
+            for (size_t shift : {size_t{0}, es})
+              for (bool stream : {false, true}) {
+                PlatformInfo pi;
+                pi.coreNum = cores;
+                pi.ubBytes = ub;
+                SceTiling t = PlanSce(p, pi);
+                ASSERT_EQ(t.kernel, SceKernel::kNchwLanes);
+                // The stack holds 8 groups of C = 3 / 19, 6 of C = 40, 3 of C = 70 (which then
+                // takes 8 from the workspace when there is a budget), none of C = 300.
+                EXPECT_EQ(t.nchwScratchFloats > 0, ub > 0 && C >= 70) << C;
+                EXPECT_EQ(t.nchwGroups, C == 40 ? 6 : ub > 0 || C < 40 ? 8 : C == 70 ? 3 : 0) << C;
+                t.streamBackprop = stream;
+                std::vector<float> scratch(static_cast<size_t>(t.nchwScratchFloats), NAN);  // never read before written
+                std::vector<uint8_t> bp_buf(E * es + 128, 0xee), loss(A * es, 0xee);
+                uint8_t* bp = PastLine(bp_buf, shift);
+                const size_t at = static_cast<size_t>(bp - bp_buf.data());
+                SceKernelArgs k;
+                k.x = x.data();
+                k.y = y.data();
+                k.bp = bp;
+                k.loss = loss.data();
+                k.dtype = dt;
+                k.tiling = t;
+                k.nchwScratch = scratch.data();
+                RunBlocks(k, A);
+                const std::vector<uint8_t> got(bp, bp + E * es);
+                if (want_bp.empty()) {
+                  want_bp = got;
+                  want_loss = loss;
                 }
-            }
+                EXPECT_TRUE(got == want_bp && loss == want_loss)
+                    << IsaName(isa) << " C " << C << " cores " << cores << " ub " << ub << " shift " << shift
+                    << " stream " << stream << " dtype bytes " << es;
+                for (size_t i = 0; i < bp_buf.size(); ++i)
+                  if (i < at || i >= at + E * es) {
+                    ASSERT_EQ(bp_buf[i], 0xee) << "byte " << i << " written";
+                  }
+              }
       }
     }
 }

@@ -144,6 +144,45 @@ TEST(SceTiling, PieceFactor) {
   EXPECT_EQ(PlanSce(Nd(1, 131072), kThisLike).pieceFactor, 16);       // cross-core: 16 tasks a block
 }
 
+// NCHW copy scratch: groups of 16 positions (2 * 16 * C floats each) in the kernel's 32 KiB stack
+// scratch while it holds 4 (C <= 64); beyond, up to 8 from the workspace (and an exp scratch of
+// 2 * 16 * C floats, and 16 floats to align the region), one region per worker, the copy within
+// twice ubBytes; no copy when one group exceeds both.
+TEST(SceTiling, NchwCopyScratch) {
+  struct Row {
+    SceProblem p;
+    PlatformInfo pi;
+    int64_t groups, floats;
+  };
+  const PlatformInfo zen3{2, 256 * 1024}, noBudget{2, 0};
+  for (const Row& r : std::vector<Row>{
+           {Nchw(8, 19, 256, 256), kThisLike, 8, 0},
+           {Nchw(8, 32, 64, 64), kThisLike, 8, 0},
+           {Nchw(8, 33, 64, 64), kThisLike, 7, 0},
+           {Nchw(8, 64, 64, 64), kThisLike, 4, 0},
+           {Nchw(8, 65, 64, 64), kThisLike, 8, 65 * 32 * 9 + 16},
+           {Nchw(8, 65, 64, 64), noBudget, 3, 0},  // the stack alone
+           {Nchw(8, 300, 64, 64), noBudget, 0, 0},
+           {Nchw(4, 150, 128, 128), kThisLike, 8, 150 * 32 * 9 + 16},
+           {Nchw(1, 1000, 128, 128), zen3, 4, 1000 * 32 * 5 + 16},  // 512 KiB of copy
+           {Nchw(1, 4096, 64, 64), zen3, 1, 4096 * 32 * 2 + 16},
+           {Nchw(1, 4097, 64, 64), zen3, 0, 0},  // one group exceeds the budget: no copy
+           {Nchw(8, 150, 64, 64), kAscendLikePlatform, 8, 150 * 32 * 9 + 16},
+       }) {
+    const SceTiling t = PlanSce(r.p, r.pi);
+    SCOPED_TRACE("C " + std::to_string(r.p.C) + " ub " + std::to_string(r.pi.ubBytes));
+    EXPECT_EQ(t.nchwGroups, r.groups);
+    EXPECT_EQ(t.nchwScratchFloats, r.floats);
+    EXPECT_EQ(t.wsNchw, static_cast<uint64_t>(t.useCoreNum * r.floats) * sizeof(float));
+    if (r.floats > 0) {
+      EXPECT_EQ(t.offNchw % 64, 0u);
+      EXPECT_GE(t.workspaceBytes, t.offNchw + t.wsNchw);
+    } else {
+      EXPECT_EQ(t.workspaceBytes, 0u);
+    }
+  }
+}
+
 TEST(SceTiling, BroadcastFlags) {
   SceProblem p = Nd(100, 30);
   p.labelsN = 1;

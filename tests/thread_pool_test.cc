@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "platform/platform_info.h"
@@ -46,6 +48,38 @@ TEST(ThreadPool, NeverUsesMoreWorkersThanAllowedOrTasks) {
     });
     EXPECT_LE(static_cast<int>(ids.size()), limit);
     EXPECT_TRUE(ids.count(std::this_thread::get_id())) << "the caller is worker 0";
+  }
+}
+
+// body(task, worker): the index lies in [0, max_workers) and is never held by two running tasks
+// at once (a call gives each index its own scratch); the caller's tasks see 0.
+TEST(ThreadPool, WorkerIndexIsBelowTheLimitAndExclusive) {
+  aclnn_test::ScopedThreads scoped(4);
+  for (int max_workers : {0, 1, 2, 3, 8}) {
+    const int limit = max_workers <= 0 ? 4 : std::min(max_workers, 4);
+    std::vector<std::atomic<int>> busy(8);
+    std::atomic<int> bad{0}, tasks{0};
+    std::mutex mu;
+    std::set<std::pair<std::thread::id, int>> seen;
+    ThreadPool::Global().ParallelFor(200, max_workers, [&](int64_t, int worker) {
+      if (worker < 0 || worker >= limit) {
+        bad.fetch_add(1);
+        return;
+      }
+      if (busy[worker].fetch_add(1) != 0) bad.fetch_add(1);
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      busy[worker].fetch_sub(1);
+      tasks.fetch_add(1);
+      std::lock_guard<std::mutex> lock(mu);
+      seen.insert({std::this_thread::get_id(), worker});
+    });
+    EXPECT_EQ(bad.load(), 0) << "max_workers " << max_workers;
+    EXPECT_EQ(tasks.load(), 200);
+    for (const auto& [id, worker] : seen) {
+      if (id == std::this_thread::get_id()) {
+        EXPECT_EQ(worker, 0) << "the caller is worker 0";
+      }
+    }
   }
 }
 

@@ -67,6 +67,7 @@ struct ThreadPool::Impl {
   static constexpr uint32_t kOffered = 0, kTaken = 1, kRevoked = 2;
   struct alignas(64) Worker {
     std::atomic<uint32_t> offer{kRevoked};
+    int index = 0;  // its place in workers: the worker index its tasks see
     std::thread thread;
   };
 
@@ -85,11 +86,11 @@ struct ThreadPool::Impl {
   alignas(64) std::atomic<int64_t> next_task{0};
   alignas(64) std::atomic<int> pending_workers{0};
 
-  void RunTasks() {
+  void RunTasks(int worker) {
     for (;;) {
       const int64_t t = next_task.fetch_add(1, std::memory_order_relaxed);
       if (t >= num_tasks) break;
-      fn(ctx, t);
+      fn(ctx, t, worker);
     }
   }
 
@@ -108,7 +109,7 @@ struct ThreadPool::Impl {
       if (!self->offer.compare_exchange_strong(expected, o | kTaken, std::memory_order_acq_rel)) continue;
       seen = o | kTaken;
       if (stop.load(std::memory_order_acquire)) return;
-      RunTasks();
+      RunTasks(self->index);
       if (pending_workers.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_workers.notify_one();
     }
   }
@@ -131,6 +132,7 @@ struct ThreadPool::Impl {
     for (int i = 1; i < num_threads; ++i) {
       workers[i] = std::make_unique<Worker>();
       Worker* w = workers[i].get();
+      w->index = i;
       w->thread = std::thread([this, w] { WorkerLoop(w); });
 #if defined(__linux__)
       pthread_setname_np(w->thread.native_handle(), "aclnn_worker");  // for top, gdb and tests
@@ -170,7 +172,7 @@ void ThreadPool::Run(int64_t num_tasks, int max_workers, TaskFn fn, void* ctx) {
   want = std::min<int64_t>(want, num_tasks);
   std::unique_lock<std::mutex> call(p.call_mu, std::defer_lock);
   if (want <= 1 || !call.try_lock()) {  // nothing to share, or the pool is serving another call
-    for (int64_t t = 0; t < num_tasks; ++t) fn(ctx, t);
+    for (int64_t t = 0; t < num_tasks; ++t) fn(ctx, t, 0);
     return;
   }
   {
@@ -185,7 +187,7 @@ void ThreadPool::Run(int64_t num_tasks, int max_workers, TaskFn fn, void* ctx) {
   p.pending_workers.store(helpers, std::memory_order_release);
   p.NextJob();
   p.Offer(helpers);
-  p.RunTasks();
+  p.RunTasks(0);
   // Every task is claimed now. Helpers that have not taken their offer never will: revoke it
   // and count them done. The others are running (or finishing) a task: wait for them.
   for (int i = 1; i <= helpers; ++i) {

@@ -17,7 +17,10 @@ namespace aclnn_portable {
 
 class ThreadPool {
  public:
-  using TaskFn = void (*)(void* ctx, int64_t task);
+  // worker: the index of the thread running the task, in [0, max_workers) (the caller is 0);
+  // no two tasks of one call run at the same time with the same index, so a call can give each
+  // index its own scratch (a core's UB on the NPU).
+  using TaskFn = void (*)(void* ctx, int64_t task, int worker);
 
   // The process-wide pool, created on first use with NumThreadsSetting() workers.
   static ThreadPool& Global();
@@ -25,14 +28,19 @@ class ThreadPool {
   // Workers including the caller.
   int size() const;
 
-  // Runs fn(ctx, t) for every t in [0, num_tasks) on at most max_workers threads (<= 0: all).
+  // Runs fn(ctx, t, worker) for every t in [0, num_tasks) on at most max_workers threads (<= 0:
+  // all).
   void Run(int64_t num_tasks, int max_workers, TaskFn fn, void* ctx);
 
+  // body(task), or body(task, worker) (see TaskFn).
   template <typename F>
   void ParallelFor(int64_t num_tasks, int max_workers, F&& body) {
     using Body = std::remove_reference_t<F>;
     Run(num_tasks, max_workers,
-        [](void* ctx, int64_t task) { (*static_cast<Body*>(ctx))(task); },
+        [](void* ctx, int64_t task, int worker) {
+          if constexpr (std::is_invocable_v<Body&, int64_t, int>) (*static_cast<Body*>(ctx))(task, worker);
+          else (*static_cast<Body*>(ctx))(task);
+        },
         const_cast<void*>(static_cast<const void*>(&body)));
   }
 

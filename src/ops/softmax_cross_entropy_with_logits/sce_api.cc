@@ -196,8 +196,15 @@ class SceOpPlan final : public OpPlan {
     } else {
       const auto fn = run_block;
       const int64_t pf = tiling.pieceFactor, A = tiling.A;
-      pool.ParallelFor((A + pf - 1) / pf, workers, [&](int64_t piece) {
-        fn(k, piece * pf, std::min(A, (piece + 1) * pf));
+      float* const nchw = tiling.nchwScratchFloats > 0 ? reinterpret_cast<float*>(ws + tiling.offNchw) : nullptr;
+      pool.ParallelFor((A + pf - 1) / pf, workers, [&](int64_t piece, int worker) {
+        if (tiling.nchwScratchFloats > 0) {  // each worker its own scratch region
+          SceKernelArgs kw = k;
+          kw.nchwScratch = nchw + worker * tiling.nchwScratchFloats;
+          fn(kw, piece * pf, std::min(A, (piece + 1) * pf));
+        } else {
+          fn(k, piece * pf, std::min(A, (piece + 1) * pf));
+        }
       });
     }
     for (int i : {kLoss, kBackprop})

@@ -26,18 +26,16 @@ constexpr int kL = simd::kLanes;
 // The lane path sums classes in blocks of this many (a sum of short sums instead of one long
 // one: error ~ (block + C / block) ulp instead of C ulp for large NCHW C).
 constexpr int64_t kLaneBlock = 32;
-// The lane path keeps exp values for reuse when C * 16 floats fit this scratch.
+// The lane path keeps exp values for reuse when C * 16 floats fit this scratch (NCHW: or the
+// workspace scratch holds them).
 constexpr int64_t kLaneScratchC = 256;
-// NCHW: copy scratch (floats) and the most 16-position groups copied together.
-constexpr int64_t kNchwScratch = 8192;
-constexpr int64_t kNchwWide = 8;
 // NCHW software prefetch distance along a class row, in bytes, into L2 (prefetcht1: 2 C rows x
 // 4 KiB ahead is more than L1 holds; measured on AVX-512 Zen 4, [8,19,256,256] fp32 / bf16 on 2
 // threads, about 20 % faster than into L1, where the lines evicted the scratch). AVX-512
 // (tuned on Zen 4): 4 KiB, past the pages the hardware prefetchers stop at. AVX2 (tuned on Zen
-// 3, where 4 KiB ahead helped 16-bit types only): 512 bytes, one fp32 run of kNchwWide groups;
-// measured there, 2 threads, 6 alternations, against 4 KiB: fp32 / bf16 / fp16 0.94 / 0.91 /
-// 0.93x the time (1 thread 0.95 / 0.95 / 0.99x; 1 KiB 0.95 / 0.92 / 0.97x; no prefetch 1.0 /
+// 3, where 4 KiB ahead helped 16-bit types only): 512 bytes, one fp32 run of 8 groups; measured
+// there, 2 threads, 6 alternations, against 4 KiB: fp32 / bf16 / fp16 0.94 / 0.91 / 0.93x the
+// time (1 thread 0.95 / 0.95 / 0.99x; 1 KiB 0.95 / 0.92 / 0.97x; no prefetch 1.0 /
 // 1.10 / 1.12x).
 #if defined(ACLNN_ISA_AVX512)
 constexpr int64_t kNchwPrefetch = 4096;
@@ -857,11 +855,11 @@ void PackedRows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
 // NCHW, for groups of n <= 16 positions. Features and labels are first copied into
 // class-major scratch (16 floats per class and group) that the lane passes read: the class rows
 // lie H*W apart, often a multiple of 4 KiB, so they share cache sets (and would not survive until
-// a second pass) and alias the backprop stores. Up to kNchwWide groups are copied together, so
-// each class row is read in runs of kNchwWide * 64 bytes. Backprop replaces the features in the
-// scratch and is written out in the same runs (non-temporal when the call moves more than the
-// last-level cache): 19 classes x 64-byte stores H*W apart, group by group, measured 15 %
-// slower for [8,19,256,256] fp32 than runs of 8 groups.
+// a second pass) and alias the backprop stores. Up to 8 groups are copied together
+// (tiling.nchwGroups, see kSceNchwMaxGroups), so each class row is read in runs of up to 8 x 64
+// bytes. Backprop replaces the features in the scratch and is written out in the same runs
+// (non-temporal when the call moves more than the last-level cache): 19 classes x 64-byte stores
+// H*W apart, group by group, measured 15 % slower for [8,19,256,256] fp32 than runs of 8 groups.
 template <typename T, bool kFull>
 void NchwCopyIn(const T* src, int64_t C, int64_t HW, int n, float* dst) {
   for (int64_t c = 0; c < C; ++c) {
@@ -873,8 +871,12 @@ void NchwCopyIn(const T* src, int64_t C, int64_t HW, int n, float* dst) {
 // kG full groups in the copy scratch, group h at X + 2 * kL * C * h (C class vectors of
 // features, then C of labels); backprop replaces the features (LanesCoreG's last pass has read
 // class c before it stores it). loss[h]: group h's loss.
+// Pairs (kG = 2) always get an exp scratch. Telling GCC so drops the pair body's exp for a null
+// es, which it kept once one caller's es was no longer a stack array's address: a body 1.18x as
+// long, and NCHW bf16 / fp16 [4, 19, 128, 128] took 1.05x the time (1 thread, AVX2 Zen 3).
 template <int kG>
 void NchwScratchGroups(int64_t C, float* X, float* es, Vf* loss) {
+  if (kG == 2 && es == nullptr) __builtin_unreachable();
   LanesCoreG<kG>(
       C, [&](int h, int64_t c) { return simd::Load(X + kL * (2 * C * h + c)); },
       [&](int h, int64_t c) { return simd::Load(X + kL * (2 * C * h + C + c)); },
@@ -896,13 +898,21 @@ void NchwDirect(int64_t C, int64_t HW, const T* x, const T* y, T* bp, T* loss, i
   else simd::StoreAsN(loss, l, n);
 }
 
-template <typename T>
-void NchwLanes(const SceKernelArgs& k, int64_t p0, int64_t p1) {
+// Groups copied at once (tiling.nchwGroups, 2 * C * 16 floats each) into the kernel's stack
+// scratch, or (kInWs) into the worker's workspace region: the copy, then an exp scratch of 2 *
+// C * 16 floats (see kSceNchwMaxGroups).
+template <typename T, bool kInWs>
+void NchwLanesT(const SceKernelArgs& k, int64_t p0, int64_t p1) {
   const int64_t C = k.tiling.R, HW = k.tiling.HW;
   const bool stream = k.tiling.streamBackprop;
-  // Groups copied at once: as many as fit the scratch (2 * C * 16 floats per group).
-  const int wide = static_cast<int>(std::clamp<int64_t>(kNchwScratch / (2 * kL * std::max<int64_t>(C, 1)), 0, kNchwWide));
-  alignas(64) float scratch[kNchwScratch], es[kLaneScratchC * kL];
+  const int wide = static_cast<int>(k.tiling.nchwGroups);
+  alignas(64) float stackScratch[kInWs ? 1 : kSceNchwStackFloats], stackEs[kInWs ? 1 : kLaneScratchC * kL];
+  // The workspace region rounded up to a 64-byte line (the planner leaves 16 floats of slack),
+  // as the stack arrays are: no vector of the scratch splits a cache line, whatever the
+  // workspace's address.
+  float* const region = kInWs ? reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(k.nchwScratch) + 63) & ~uintptr_t{63}) : nullptr;
+  float* const scratch = kInWs ? region : stackScratch;
+  float* const es = kInWs ? region + 2 * kL * C * wide : stackEs;
   const T* xb = static_cast<const T*>(k.x);
   const T* yb = static_cast<const T*>(k.y);
   T* bpb = static_cast<T*>(k.bp);
@@ -911,13 +921,13 @@ void NchwLanes(const SceKernelArgs& k, int64_t p0, int64_t p1) {
     const int64_t n = p / HW, hw = p % HW;
     const int64_t off = n * C * HW + hw;
     const int64_t avail = std::min(HW - hw, p1 - p);
-    if (wide == 0) {  // C > kNchwScratch / 32
+    if (wide == 0) {  // not one group in the scratch budget
       const int run = static_cast<int>(std::min<int64_t>(kL, avail));
       NchwDirect<T>(C, HW, xb + off, yb + off, bpb + off, lb + p, run);
       p += run;
       continue;
     }
-    float* es_or_null = C <= kLaneScratchC ? es : nullptr;
+    float* es_or_null = kInWs || C <= kLaneScratchC ? es : nullptr;
     const int64_t groups = std::min<int64_t>(wide, avail / kL);
     if (groups == 0) {  // a partial group at the end of an image or block: backprop to memory
       const int run = static_cast<int>(avail);
@@ -971,6 +981,12 @@ void NchwLanes(const SceKernelArgs& k, int64_t p0, int64_t p1) {
     p += groups * kL;
   }
   if (stream) simd::StreamFence();
+}
+
+template <typename T>
+void NchwLanes(const SceKernelArgs& k, int64_t p0, int64_t p1) {
+  if (k.tiling.nchwScratchFloats > 0) NchwLanesT<T, true>(k, p0, p1);
+  else NchwLanesT<T, false>(k, p0, p1);
 }
 
 // ---- trivial class counts -----------------------------------------------------------------

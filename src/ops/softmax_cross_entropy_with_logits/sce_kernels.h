@@ -31,6 +31,8 @@ struct SceKernelArgs {
   // SplitR with tiling.expScratchStride > 0: fp32 exp values, one row of expScratchStride per
   // block (serial) or per row (splitRAcrossCores); null: the apply pass recomputes them.
   float* expScratch = nullptr;
+  // kNchwLanes with tiling.nchwScratchFloats > 0: that many floats for this block's worker alone.
+  float* nchwScratch = nullptr;
 };
 
 // SplitR: backprop of chunk c is exp(x - m_c) * scale_c - y with scale_c = e^(m_c - m) / S in

@@ -56,6 +56,18 @@ constexpr int64_t kSceMinElemsPerCore = 32768;
 constexpr int64_t kScePieceElems = 65536;
 // NCHW pieces span at least this many positions (128 KiB of each fp32 class row).
 constexpr int64_t kSceNchwPiecePositions = 32768;
+// NCHW copy scratch (see NchwLanes): features and labels of up to kSceNchwMaxGroups groups of
+// 16 positions are copied together, 2 * 16 * C floats per group, so that each class row is read
+// in runs of up to 8 x 64 bytes. The kernel's own (stack) scratch holds kSceNchwStackFloats (32
+// KiB, which stays in L1): 8 groups up to C = 32, and it is used while it holds at least
+// kSceNchwMinStackGroups (C <= 64). More classes take the copy scratch, and an exp scratch of
+// 2 * 16 * C floats, from the workspace, one region per worker, with at most twice
+// PlatformInfo::ubBytes (the private L2) for the copy. With the stack alone the runs shrank to
+// one 64-byte line per class row from C = 129 (the rows of a group are H*W apart: every line a
+// separate access to another page), and from C = 257 every pass read memory.
+constexpr int64_t kSceNchwMaxGroups = 8;
+constexpr int64_t kSceNchwStackFloats = 8192;
+constexpr int64_t kSceNchwMinStackGroups = 4;
 
 enum class SceLayout : int32_t { kND = 0, kNCHW = 1 };
 enum class SceSchedule : int32_t { kEmpty = 0, kFullLoad = 1, kSplitR = 2 };
@@ -114,9 +126,15 @@ struct SceTiling {
   // PlatformInfo::cacheBytes, backprop is not in place, and the kernel never reads it back); only the store path
   // changes, not the bits.
   bool streamBackprop = false;
+  // kNchwLanes: groups of 16 positions copied together (0: too many classes for one group in
+  // the scratch budget, every pass reads memory), and the floats of one worker's workspace
+  // scratch (copy, then exp; useCoreNum of them), 0 when the kernel's stack scratch holds the
+  // groups.
+  int64_t nchwGroups = 0;
+  int64_t nchwScratchFloats = 0;
   // Workspace layout (bytes, each part 64-byte aligned; 0 when absent).
-  uint64_t wsFeatures = 0, wsLabels = 0, wsBackprop = 0, wsLoss = 0, wsSplit = 0, wsExp = 0;
-  uint64_t offFeatures = 0, offLabels = 0, offBackprop = 0, offLoss = 0, offSplit = 0, offExp = 0;
+  uint64_t wsFeatures = 0, wsLabels = 0, wsBackprop = 0, wsLoss = 0, wsSplit = 0, wsExp = 0, wsNchw = 0;
+  uint64_t offFeatures = 0, offLabels = 0, offBackprop = 0, offLoss = 0, offSplit = 0, offExp = 0, offNchw = 0;
   uint64_t workspaceBytes = 0;
 };
 
