@@ -148,6 +148,22 @@ uint8_t* PastLine(std::vector<uint8_t>& buf, size_t shift = 0) {
   return buf.data() + (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64 + shift;
 }
 
+// Kernel arguments for a direct run over dense buffers: x, y and backprop rows `rowStride`
+// elements apart (NCHW: unused), loss dense.
+aclnn_portable::SceKernelArgs DirectArgs(const void* x, const void* y, void* bp, void* loss,
+                                         aclnn_portable::SceDtype dt, const aclnn_portable::SceTiling& t,
+                                         int64_t rowStride = 0) {
+  aclnn_portable::SceKernelArgs k;
+  k.x = x;
+  k.y = y;
+  k.bp = bp;
+  k.loss = loss;
+  k.xRowStride = k.yRowStride = k.bpRowStride = rowStride;
+  k.dtype = dt;
+  k.tiling = t;
+  return k;
+}
+
 // Runs SceRunBlock over the planner's per-core blocks of A rows (or positions), one after another.
 void RunBlocks(const aclnn_portable::SceKernelArgs& k, int64_t A) {
   using namespace aclnn_portable;
@@ -569,14 +585,7 @@ TEST(SceRows, ScratchRecomputeCrossCoreAndStreamingGiveSameBits) {
               std::vector<uint8_t> ws(t.workspaceBytes + 64), bp_buf(A * R * es + 64, 0xee), loss(A * es, 0xee);
               uint8_t* wsp = PastLine(ws);
               uint8_t* bp = bp_buf.data() + es;  // not aligned to a vector
-              SceKernelArgs k;
-              k.x = x.data();
-              k.y = y.data();
-              k.bp = bp;
-              k.loss = loss.data();
-              k.xRowStride = k.yRowStride = k.bpRowStride = R;
-              k.dtype = dt;
-              k.tiling = t;
+              SceKernelArgs k = DirectArgs(x.data(), y.data(), bp, loss.data(), dt, t, R);
               k.expScratch = scratch && split ? reinterpret_cast<float*>(wsp + t.offExp) : nullptr;
               if (t.splitRAcrossCores) {
                 k.chunks = reinterpret_cast<SceChunkRecord*>(wsp + t.offSplit);
@@ -642,15 +651,8 @@ TEST(SceRows, LineStreamedRowsGiveSameBitsAndWriteOnlyTheirBytes) {
                 std::vector<uint8_t> bp_buf(span + 192, 0xee), loss(A * es, 0xee);
                 uint8_t* bp = PastLine(bp_buf, shift);
                 const size_t at = static_cast<size_t>(bp - bp_buf.data());
-                SceKernelArgs k;
-                k.x = x.data();
-                k.y = y.data();
-                k.bp = bp;
-                k.loss = loss.data();
-                k.xRowStride = k.yRowStride = R;
+                SceKernelArgs k = DirectArgs(x.data(), y.data(), bp, loss.data(), dt, t, R);
                 k.bpRowStride = stride;
-                k.dtype = dt;
-                k.tiling = t;
                 RunBlocks(k, A);
                 std::vector<uint8_t> got;
                 for (int64_t a = 0; a < A; ++a)
@@ -721,13 +723,7 @@ TEST(SceNchw, StreamingAndBlockSplitGiveSameBits) {
                 std::vector<uint8_t> bp_buf(E * es + 128, 0xee), loss(A * es, 0xee);
                 uint8_t* bp = PastLine(bp_buf, shift);
                 const size_t at = static_cast<size_t>(bp - bp_buf.data());
-                SceKernelArgs k;
-                k.x = x.data();
-                k.y = y.data();
-                k.bp = bp;
-                k.loss = loss.data();
-                k.dtype = dt;
-                k.tiling = t;
+                SceKernelArgs k = DirectArgs(x.data(), y.data(), bp, loss.data(), dt, t);
                 k.nchwScratch = scratch.data();
                 RunBlocks(k, A);
                 const std::vector<uint8_t> got(bp, bp + E * es);
@@ -778,15 +774,7 @@ TEST(ScePackedRows, StreamingGivesSameBits) {
               uint8_t* loss = PastLine(loss_buf);
               const size_t at_bp = static_cast<size_t>(bp - bp_buf.data());
               const size_t at_loss = static_cast<size_t>(loss - loss_buf.data());
-              SceKernelArgs k;
-              k.x = x.data();
-              k.y = y.data();
-              k.bp = bp;
-              k.loss = loss;
-              k.xRowStride = k.yRowStride = k.bpRowStride = C;
-              k.dtype = dt;
-              k.tiling = t;
-              RunBlocks(k, A);
+              RunBlocks(DirectArgs(x.data(), y.data(), bp, loss, dt, t, C), A);
               const std::vector<uint8_t> got_bp(bp, bp + A * C * es), got_loss(loss, loss + A * es);
               if (want_bp.empty()) {
                 want_bp = got_bp;
