@@ -126,7 +126,8 @@ class LineStream {
 // ---- exp ----------------------------------------------------------------------------------
 // p * 2^n rounded once (to nearest even), for p in [0.70, 1.42] (or NaN, which stays that NaN)
 // and integral n in [-150, 128]: exact when the result is normal, one rounding when it is
-// subnormal. AVX-512 has it as one instruction (vscalefps, simd_avx512.h); elsewhere: add n to
+// subnormal. AVX-512: one instruction (vscalefps) for normal results, the AVX2 route below for
+// subnormal ones (simd_avx512.h: vscalefps assists there on Intel); elsewhere: add n to
 // the exponent field when every lane's result is normal (the common case). Otherwise, scalar
 // build: two factors 2^(n/2), so that a subnormal result is rounded once. AVX2: the lanes whose
 // result is subnormal (exponent of p plus n below -126) get p * 2^n + 2^-126 from one fused
