@@ -487,22 +487,16 @@ TEST(SceExecutor, RepeatableWithNewAddressesAndStreams) {
 }
 
 // Output bits for every thread count and ISA: one hash per shape.
-TEST(SceDeterminism, SameBitsForThreadsAndIsas) {
-  struct Shape { aclDataType dt; std::vector<int64_t> f, l; bool nchw; };
-  const std::vector<Shape> shapes = {
-      {ACL_FLOAT, {1000, 7}, {1000, 7}, false},   {ACL_BF16, {300, 1000}, {300, 1000}, false},
-      {ACL_FLOAT, {3, 20000}, {3, 20000}, false}, {ACL_FLOAT16, {2, 70000}, {1, 70000}, false},
-      {ACL_FLOAT, {2, 5, 7, 9}, {2, 5, 7, 9}, true}, {ACL_FLOAT, {33, 1}, {33, 1}, false},
-      {ACL_FLOAT, {70, 17}, {70, 1}, false},      {ACL_FLOAT, {70, 24}, {70, 24}, false},
-      {ACL_BF16, {100, 48}, {100, 48}, false},   {ACL_FLOAT, {70, 60}, {70, 60}, false},
-      {ACL_BF16, {100, 127}, {100, 127}, false}, {ACL_FLOAT, {301, 100}, {301, 100}, false},
-      // NCHW groups copied into workspace regions, one per worker, a worker taking several pieces.
-      {ACL_BF16, {6, 70, 128, 128}, {6, 70, 128, 128}, true},
-  };
-  for (const Shape& s : shapes) {
+namespace {
+struct DeterminismShape { aclDataType dt; std::vector<int64_t> f, l; bool nchw; };
+
+// The same bits of loss and backprop for every ISA and thread count, logits U(lo, hi).
+void ExpectSameBitsForThreadsAndIsas(const std::vector<DeterminismShape>& shapes, double lo, double hi,
+                                     std::initializer_list<int> thread_counts) {
+  for (const DeterminismShape& s : shapes) {
     uint64_t want = 0;
     for (aclnn_portable::Isa isa : aclnn_test::SupportedIsas())
-      for (int threads : {1, 2, 3, 8}) {
+      for (int threads : thread_counts) {
         aclnn_test::ScopedThreads st(threads);
         aclnn_test::ScopedIsa si(isa);
         const aclFormat fmt = s.nchw ? ACL_FORMAT_NCHW : ACL_FORMAT_ND;
@@ -512,7 +506,7 @@ TEST(SceDeterminism, SameBitsForThreadsAndIsas) {
         HostTensor loss(s.dt, s.nchw ? std::vector<int64_t>{s.f[0], s.f[2], s.f[3]} : std::vector<int64_t>{b[0]});
         HostTensor bp(s.dt, bd, Layout::kDense, fmt);
         aclnn_test::Rng rng(77);
-        Fill(f, rng, -20, 20);
+        Fill(f, rng, lo, hi);
         Fill(l, rng, 0, 1);
         ASSERT_EQ(RunSce(f, l, loss, bp), ACLNN_SUCCESS);
         const uint64_t h = aclnn_test::HashBytes(loss.storage.data(), loss.storage.size()) ^
@@ -522,6 +516,37 @@ TEST(SceDeterminism, SameBitsForThreadsAndIsas) {
                            << " shape " << s.f[0] << "x" << s.f[1];
       }
   }
+}
+}  // namespace
+
+TEST(SceDeterminism, SameBitsForThreadsAndIsas) {
+  ExpectSameBitsForThreadsAndIsas(
+      {
+          {ACL_FLOAT, {1000, 7}, {1000, 7}, false},   {ACL_BF16, {300, 1000}, {300, 1000}, false},
+          {ACL_FLOAT, {3, 20000}, {3, 20000}, false}, {ACL_FLOAT16, {2, 70000}, {1, 70000}, false},
+          {ACL_FLOAT, {2, 5, 7, 9}, {2, 5, 7, 9}, true}, {ACL_FLOAT, {33, 1}, {33, 1}, false},
+          {ACL_FLOAT, {70, 17}, {70, 1}, false},      {ACL_FLOAT, {70, 24}, {70, 24}, false},
+          {ACL_BF16, {100, 48}, {100, 48}, false},   {ACL_FLOAT, {70, 60}, {70, 60}, false},
+          {ACL_BF16, {100, 127}, {100, 127}, false}, {ACL_FLOAT, {301, 100}, {301, 100}, false},
+          // NCHW groups copied into workspace regions, one per worker, a worker taking several pieces.
+          {ACL_BF16, {6, 70, 128, 128}, {6, 70, 128, 128}, true},
+      },
+      -20, 20, {1, 2, 3, 8});
+}
+
+// Logits down to 150 below their row's maximum: exps in the subnormal range and exps that round
+// to 0, which the AVX-512 exp forms without vscalefps (an Intel microcode assist otherwise), in
+// every kernel variant: packed rows, FullLoad, SplitR, NCHW lanes.
+TEST(SceDeterminism, FarBelowMaxLogitsGiveSameBitsOnEveryIsa) {
+  ExpectSameBitsForThreadsAndIsas(
+      {
+          {ACL_FLOAT, {1000, 7}, {1000, 7}, false},   {ACL_FLOAT, {300, 1000}, {300, 1000}, false},
+          {ACL_BF16, {300, 1000}, {300, 1000}, false}, {ACL_FLOAT, {3, 20000}, {3, 20000}, false},
+          {ACL_FLOAT16, {64, 100}, {64, 100}, false}, {ACL_FLOAT, {2, 19, 7, 9}, {2, 19, 7, 9}, true},
+          {ACL_FLOAT, {2, 70, 16, 16}, {2, 70, 16, 16}, true}, {ACL_FLOAT, {70, 24}, {70, 24}, false},
+          {ACL_BF16, {100, 127}, {100, 127}, false},
+      },
+      -140, 10, {1, 2});
 }
 
 // Confident, correct predictions: s = 1 + tiny, the loss is about the tiny part. The loss must
