@@ -243,8 +243,10 @@ TEST(SceTiling, StreamsBackpropOnlyWhenLargerThanTheLastLevelCache) {
   EXPECT_FALSE(PlanSce(Nd(4096, 1000, 2), PlatformInfo{2, 256 * 1024, 64 << 20}).streamBackprop);
   EXPECT_TRUE(PlanSce(Nd(1024, 32000), pi).streamBackprop);
   EXPECT_TRUE(PlanSce(Nd(65536, 100), pi).streamBackprop);        // 3 x 25 MiB
-  // 16-bit rows stream only through SplitR.
-  EXPECT_FALSE(PlanSce(Nd(16384, 4096, 2), pi).streamBackprop);   // 3 x 128 MiB of bf16
+  // 16-bit rows stream through SplitR, and as FullLoad rows of at least 512 classes.
+  EXPECT_EQ(PlanSce(Nd(16384, 4096, 2), pi).schId, SceSchedule::kFullLoad);
+  EXPECT_TRUE(PlanSce(Nd(16384, 4096, 2), pi).streamBackprop);    // 3 x 128 MiB of bf16
+  EXPECT_FALSE(PlanSce(Nd(65536, 400, 2), pi).streamBackprop);    // 3 x 50 MiB, 400 classes
   EXPECT_TRUE(PlanSce(Nd(4096, 4097, 2), pi).streamBackprop);     // SplitR
   EXPECT_FALSE(PlanSce(Nd(1 << 22, 10), pi).streamBackprop);      // packed C = 10 stores pieces
   EXPECT_TRUE(PlanSce(Nd(1 << 22, 2), pi).streamBackprop);        // packed C = 2: whole lines

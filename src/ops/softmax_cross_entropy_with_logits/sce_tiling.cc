@@ -129,12 +129,16 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
   // [4096,1000] fp32 in place, 2 threads: 1.9 ms plain, 2.9 ms non-temporal).
   // PackedRows: C = 2, whose dense blocks are whole 64-byte lines, and C > 16 through an L1
   // stage (see PackedRowsT; for 2 < C <= 16 the stage measured slower than plain stores).
-  // kRows: SplitR rows, and FullLoad rows of fp32. 16-bit FullLoad rows spend more time
-  // computing per byte, and there the copy out of the stage cost as much as plain stores' extra
-  // line reads save (AVX2 build, Zen 3, 2 threads, [8M / C, C] bf16, streamed / plain time: C =
-  // 129 / 257 / 400 1.04 / 1.06 / 1.04, C = 1023 / 2048 0.97 / 1.0). fp32 FullLoad streamed
-  // 0.92-0.95x at C = 65 / 100, 0.98-1.03x at C = 128 / 240 / 1024 (see simd::LineStream).
-  const bool rowsStream = t.kernel == SceKernel::kRows && (split || p.dtypeBytes == 4);
+  // kRows: SplitR rows, FullLoad rows of fp32, and 16-bit FullLoad rows of at least
+  // kSceStream16BitMinClasses. 16-bit FullLoad rows spend more time computing per byte; short
+  // ones gain nothing from streaming (the copy out of the stage costs what plain stores' extra
+  // line reads do). Streamed / plain time, 2 threads, [8M / C, C] (bf16 unless noted): AVX2
+  // build on Zen 3, C = 129 / 257 / 400 1.04 / 1.06 / 1.04, C = 1023 / 2048 0.97 / 1.0; AVX-512
+  // on an Intel Xeon guest, C = 129 / 257 0.98 / 1.0, 400 0.93, 1000 0.84-0.86 (fp16 0.65-0.68),
+  // 2000 0.88, fp16 600 0.67, [16384, 4096] 0.93. fp32 FullLoad streamed 0.92-0.95x at
+  // C = 65 / 100, 0.98-1.03x at C = 128 / 240 / 1024 (Zen 3; see simd::LineStream).
+  const bool rowsStream = t.kernel == SceKernel::kRows &&
+                          (split || p.dtypeBytes == 4 || t.R >= kSceStream16BitMinClasses);
   t.streamBackprop = (rowsStream || t.kernel == SceKernel::kNchwLanes ||
                       (t.kernel == SceKernel::kPackedRows && (t.R == 2 || t.R > 16))) &&
                     !p.scatterBackprop && !p.backpropAliasesInput && 3 * full > platform.cacheBytes;

@@ -68,6 +68,9 @@ constexpr int64_t kSceNchwPiecePositions = 32768;
 constexpr int64_t kSceNchwMaxGroups = 8;
 constexpr int64_t kSceNchwStackFloats = 8192;
 constexpr int64_t kSceNchwMinStackGroups = 4;
+// 16-bit FullLoad rows of at least this many classes stream their backprop beyond the
+// last-level cache (fp32 rows and SplitR at any length); see PlanSce.
+constexpr int64_t kSceStream16BitMinClasses = 512;
 
 enum class SceLayout : int32_t { kND = 0, kNCHW = 1 };
 enum class SceSchedule : int32_t { kEmpty = 0, kFullLoad = 1, kSplitR = 2 };
