@@ -140,16 +140,17 @@ inline Vf ScaleNormal(Vf p, Vi k) {
 }
 
 // p * 2^n (n integral), rounded once: simd.h's ScaleByPow2 contract. Normal results in one
-// instruction (vscalefps: 2^floor(n), exact; a NaN p is returned as is). A result below 2^-126
-// (n <= -126: subnormal, or rounded to 0 as exp(-104) and exp(-inf) are) is not left to
-// vscalefps: on Intel cores a vscalefps with such a result takes a microcode assist, 70 ns each
-// on a Xeon (Sapphire Rapids family) guest against 1.3 ns (Zen 4 has none). Every row whose
-// class count is not a multiple of 16 pads its last vector with -inf, so every row paid one
-// or two: [8192, 72] fp32 took 2.6x the time of [8192, 80]. Those lanes take the AVX2 build's
-// route instead (simd.h): p * 2^n + 2^-126 from one fused multiply-add of normal operands, then
-// 2^-126 subtracted in the bit pattern, which rounds once onto the subnormal grid and has no
-// subnormal operand or result (measured on that Xeon: 1.4 ns). One compare and a branch per
-// vector on the common path.
+// instruction (vscalefps: 2^floor(n), exact; a NaN p is returned as is). A vector with n <=
+// -126 in some lane (a result that may be below 2^-126: subnormal, or rounded to 0 as exp(-104)
+// and exp(-inf) are) is not left to vscalefps: on Intel cores a vscalefps with such a result
+// takes a microcode assist, 70 ns each on a Xeon (Sapphire Rapids family) guest against 1.3 ns
+// (the Zen 4 guest showed no such cost). Every row whose class count is not a multiple of 16
+// pads its last vector with -inf, so every row paid one or two: [8192, 72] fp32 took 2.6x the
+// time of [8192, 80]. The subnormal lanes take the AVX2 build's route instead (simd.h):
+// p * 2^n + 2^-126 from one fused multiply-add of normal operands, then 2^-126 subtracted in
+// the bit pattern, which rounds once onto the subnormal grid and has no subnormal operand or
+// result (measured on that Xeon: 1.4 ns). One compare and a branch per vector on the common
+// path (1 thread, in-cache rows without a tail: 0.94-1.07x the time, within the host's noise).
 __attribute__((always_inline)) inline Vf ScaleByPow2(Vf p, Vf n) {
   const __mmask16 tiny = _mm512_cmp_ps_mask(n.v, _mm512_set1_ps(-125.0f), _CMP_LT_OQ);
   if (__builtin_expect(tiny == 0, 1)) return {_mm512_scalef_ps(p.v, n.v)};
