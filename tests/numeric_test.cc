@@ -181,8 +181,9 @@ TEST(Simd, ExpNonPositiveIsExpOnNonPositiveInputsAndBranchesAgree) {
 // The scale by 2^n is one instruction on AVX-512 (vscalefps) for normal results; elsewhere an
 // exponent-field add; for subnormal results a fused multiply-add onto the subnormal grid (AVX2,
 // AVX-512) or two multiplies (scalar): the same bits where results are subnormal (one rounding)
-// and for NaN inputs of ExpNonPositive (the NaN the arithmetic gives). Every float in [-104, -87] whose
-// result is subnormal or near it, at a step of 2^-10, plus NaNs of either sign and payload.
+// and for NaN inputs of ExpNonPositive (the NaN the arithmetic gives). Every float in
+// [-104, -87] whose result is subnormal or near it, at a step of 2^-10, plus NaNs of either
+// sign and payload.
 TEST(Simd, ExpSubnormalResultsAndNaNsAreTheSameBitsOnEveryIsa) {
   std::vector<float> x;
   for (float v = -104.0f; v <= -87.0f; v += 1.0f / 1024) x.push_back(v);

@@ -126,11 +126,10 @@ class LineStream {
 // ---- exp ----------------------------------------------------------------------------------
 // p * 2^n rounded once (to nearest even), for p in [0.70, 1.42] (or NaN, which stays that NaN)
 // and integral n in [-150, 128]: exact when the result is normal, one rounding when it is
-// subnormal. AVX-512: one instruction (vscalefps) for normal results, the AVX2 route below for
-// subnormal ones (simd_avx512.h: vscalefps assists there on Intel); elsewhere: add n to
-// the exponent field when every lane's result is normal (the common case). Otherwise, scalar
-// build: two factors 2^(n/2), so that a subnormal result is rounded once. AVX2: the lanes whose
-// result is subnormal (exponent of p plus n below -126) get p * 2^n + 2^-126 from one fused
+// subnormal. When every lane's result is normal (the common case): add n to the exponent field,
+// or on AVX-512 one vscalefps (ScaleByPow2Normal). Otherwise, scalar build: two factors
+// 2^(n/2), so that a subnormal result is rounded once. AVX2 and AVX-512: the lanes whose result
+// is subnormal (exponent of p plus n below -126) get p * 2^n + 2^-126 from one fused
 // multiply-add of normal operands (p * 2^n1 and 2^n2, n1 + n2 = n), rounded to nearest even
 // onto the 2^-149 grid of [2^-126, 2^-125), which is the subnormal grid; subtracting 2^-126 in
 // the bit pattern leaves p * 2^n rounded once. No operation there has a subnormal operand or
@@ -138,13 +137,24 @@ class LineStream {
 // 1 thread, SCE calls whose logits were 30 % -inf (exp reached from -104) or spread over
 // +-120 took 0.73-0.76x the time of the two factors; the scalar build, whose target is
 // portability (aarch64), measured 1.08-1.14x, so it keeps them. The same bits either way.
-#if !defined(ACLNN_ISA_AVX512)
+// AVX-512 had used vscalefps for every vector, but on Intel cores a vscalefps whose result is
+// below 2^-126 (subnormal, or rounded to 0 as exp(-104) and exp(-inf) are) takes a microcode
+// assist: 70 ns against 1.3 ns on a Xeon (Sapphire Rapids family) guest (the Zen 4 guest showed
+// no such cost). Every row whose class count is not a multiple of 16 pads its last vector with
+// -inf, so every row paid one or two: [8192, 72] fp32 took 2.6x the time of [8192, 80]; the
+// route above measured 1.4 ns there. The cost on the common path is the compare and branch
+// (1 thread, in-cache rows without a tail: 0.94-1.07x the time, within the host's noise).
 __attribute__((always_inline)) inline Vf ScaleByPow2(Vf p, Vf n) {
+#if defined(ACLNN_ISA_AVX512)
+  if (__builtin_expect(!Any(Lt(n, Set(-125.0f))), 1)) return ScaleByPow2Normal(p, n);
+  const Vi k = ToInt(n);  // in [-150, 128]
+#else
   const Vi k = ToInt(n);  // in [-150, 128]
   if (__builtin_expect(!Any(Lt(n, Set(-125.0f))), 1)) return ScaleNormal(p, k);
+#endif
   const Vi k1 = HalveFloor(k);
   const Vi k2 = SubI(k, k1);  // k1, k2 >= -75: 2^k1, 2^k2 and p * 2^k1 are normal
-#if defined(ACLNN_ISA_AVX2)
+#if defined(ACLNN_ISA_AVX2) || defined(ACLNN_ISA_AVX512)
   // Biased exponent of the result (p is positive; a NaN p gives >= 255 + n, or NaN: not subnormal).
   const Mask sub = Lt(Add(ToFloatI(SrlI(AsBits(p), 23)), n), Set(1.0f));
   const Vf t = MulAdd(Mul(p, Pow2(k1)), Pow2(k2), Set(0x1p-126f));
@@ -153,7 +163,6 @@ __attribute__((always_inline)) inline Vf ScaleByPow2(Vf p, Vf n) {
   return Mul(Mul(p, Pow2(k1)), Pow2(k2));
 #endif
 }
-#endif
 
 // e^a for a already clamped to [-104, 88.72] (or NaN): Cody-Waite reduction a = n ln2 + r,
 // |r| <= ln2/2, a degree-6 polynomial for e^r in Horner form, and a scale by 2^n

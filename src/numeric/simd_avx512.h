@@ -139,37 +139,10 @@ inline Vf ScaleNormal(Vf p, Vi k) {
   return {_mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(p.v), _mm512_slli_epi32(k.v, 23)))};
 }
 
-// p * 2^n (n integral), rounded once: simd.h's ScaleByPow2 contract. Normal results in one
-// instruction (vscalefps: 2^floor(n), exact; a NaN p is returned as is). A vector with n <=
-// -126 in some lane (a result that may be below 2^-126: subnormal, or rounded to 0 as exp(-104)
-// and exp(-inf) are) is not left to vscalefps: on Intel cores a vscalefps with such a result
-// takes a microcode assist, 70 ns each on a Xeon (Sapphire Rapids family) guest against 1.3 ns
-// (the Zen 4 guest showed no such cost). Every row whose class count is not a multiple of 16
-// pads its last vector with -inf, so every row paid one or two: [8192, 72] fp32 took 2.6x the
-// time of [8192, 80]. The subnormal lanes take the AVX2 build's route instead (simd.h):
-// p * 2^n + 2^-126 from one fused multiply-add of normal operands, then 2^-126 subtracted in
-// the bit pattern, which rounds once onto the subnormal grid and has no subnormal operand or
-// result (measured on that Xeon: 1.4 ns). One compare and a branch per vector on the common
-// path (1 thread, in-cache rows without a tail: 0.94-1.07x the time, within the host's noise).
-__attribute__((always_inline)) inline Vf ScaleByPow2(Vf p, Vf n) {
-  const __mmask16 tiny = _mm512_cmp_ps_mask(n.v, _mm512_set1_ps(-125.0f), _CMP_LT_OQ);
-  if (__builtin_expect(tiny == 0, 1)) return {_mm512_scalef_ps(p.v, n.v)};
-  // The lanes whose result is subnormal: exponent of p (-1 or 0) plus n below -126. The others
-  // (n = -126 with p >= 1 among them) are normal and go to vscalefps; the subnormal ones there
-  // get n = 0, so that no lane of it has a tiny result.
-  const __mmask16 sub = _mm512_cmp_ps_mask(_mm512_add_ps(_mm512_getexp_ps(p.v), n.v),
-                                           _mm512_set1_ps(-126.0f), _CMP_LT_OQ);
-  const __m512 normal = _mm512_scalef_ps(p.v, _mm512_mask_mov_ps(n.v, sub, _mm512_setzero_ps()));
-  // n in [-150, -126] there: n1 = floor(n / 2) and n2 = n - n1 are >= -75, so p * 2^n1
-  // (p in [0.70, 1.42]) and 2^n2 are normal.
-  const __m512 n1 = _mm512_roundscale_ps(_mm512_mul_ps(n.v, _mm512_set1_ps(0.5f)),
-                                         _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-  const __m512 n2 = _mm512_sub_ps(n.v, n1);
-  const __m512 t = _mm512_fmadd_ps(_mm512_scalef_ps(p.v, n1), _mm512_scalef_ps(_mm512_set1_ps(1.0f), n2),
-                                   _mm512_set1_ps(0x1p-126f));
-  const __m512i bits = _mm512_sub_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(0x00800000));
-  return {_mm512_mask_blend_ps(sub, normal, _mm512_castsi512_ps(bits))};
-}
+// p * 2^n (n integral) for a normal result: exact, one instruction (vscalefps; a NaN p is
+// returned as is). simd.h's ScaleByPow2 does not give it results below 2^-126, for which Intel
+// cores take a microcode assist.
+inline Vf ScaleByPow2Normal(Vf p, Vf n) { return {_mm512_scalef_ps(p.v, n.v)}; }
 
 // Fixed pairwise tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1.
 inline float ReduceSum(Vf a) {

@@ -198,13 +198,11 @@ class SceOpPlan final : public OpPlan {
       const int64_t pf = tiling.pieceFactor, A = tiling.A;
       float* const nchw = tiling.nchwScratchFloats > 0 ? reinterpret_cast<float*>(ws + tiling.offNchw) : nullptr;
       pool.ParallelFor((A + pf - 1) / pf, workers, [&](int64_t piece, int worker) {
-        if (tiling.nchwScratchFloats > 0) {  // each worker its own scratch region
-          SceKernelArgs kw = k;
-          kw.nchwScratch = nchw + worker * tiling.nchwScratchFloats;
-          fn(kw, piece * pf, std::min(A, (piece + 1) * pf));
-        } else {
-          fn(k, piece * pf, std::min(A, (piece + 1) * pf));
-        }
+        const int64_t a0 = piece * pf, a1 = std::min(A, a0 + pf);
+        if (!nchw) return fn(k, a0, a1);  // no copy of the arguments (and their tiling) per piece
+        SceKernelArgs kw = k;
+        kw.nchwScratch = nchw + worker * tiling.nchwScratchFloats;  // each worker its own region
+        fn(kw, a0, a1);
       });
     }
     for (int i : {kLoss, kBackprop})
