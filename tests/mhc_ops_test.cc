@@ -310,6 +310,56 @@ TEST(MhcOps, BitIdenticalAcrossThreadsAndIsas) {
   }
 }
 
+// Post with plain stores at every output alignment, on every ISA, run directly on the kernels:
+// fp32 streams that do not all start on a 64-byte boundary are written one at a time after a
+// head that aligns each (PostTaskT), the others a vector into every stream of a group; both
+// must give the reference bits and leave the bytes around the output alone.
+TEST(MhcOps, PostPlainStoresAnyAlignment) {
+  namespace ap = aclnn_portable;
+  const ap::PlatformInfo platform{2, 512 * 1024, uint64_t{64} << 20};
+  struct Case {
+    int64_t B, S, D, N;
+    MhcStrategy strategy;
+  };
+  // E % 16 = 8 over two chunks; E % 16 = 0 with two stream groups; E odd with two groups; E odd
+  // with one task per stream (strategy A).
+  for (const Case& k : {Case{2, 2, 2100, 3, MhcStrategy::kReadOnce}, Case{2, 2, 2048, 11, MhcStrategy::kReadOnce},
+                        Case{2, 3, 1001, 11, MhcStrategy::kReadOnce}, Case{1, 1, 1001, 600, MhcStrategy::kPerStream}}) {
+    const int64_t E = k.S * k.D;
+    for (const DtypeCase& c : AllDtypes()) {
+      MhcTiling post = ap::PlanMhc(MhcOp::kPost, ToMhc(c.dt), {k.B, k.S, k.D, k.N}, 0, platform);
+      ASSERT_EQ(post.strategy, k.strategy) << c.name << " E=" << E << " N=" << k.N;
+      post.streamStores = false;
+      std::vector<size_t> offsets = {2, 1};  // and every 4-byte step of a line
+      if (k.strategy == MhcStrategy::kReadOnce)
+        for (size_t o = 0; o < 64; o += 4) offsets.push_back(o);
+      else
+        offsets.insert(offsets.end(), {0, 4, 36});
+      for (size_t offset : offsets) {
+        for (ap::Isa isa : aclnn_test::SupportedIsas()) {
+          if (offset % c.elem != 0 && isa == ap::Isa::kScalar) continue;  // as in the test below
+          aclnn_test::ScopedIsa scoped(isa);
+          SCOPED_TRACE(std::string(c.name) + " E=" + std::to_string(E) + " N=" + std::to_string(k.N) + " offset " +
+                       std::to_string(offset) + " " + ap::IsaName(isa));
+          PostData d(c, k.B, E, k.N, offset);
+          aclnn_test::Rng rng(7 + offset);
+          FillRandom(c.dt, false, d.x.ptr(), k.B * E, rng, -3, 3);
+          FillRandom(c.dt, true, d.h.ptr(), k.N, rng, -2, 2);
+          const ap::MhcPostTaskFn postFn = [] { using namespace ap; return ACLNN_ISA_SELECT(MhcPostTask); }();
+          const ap::MhcPostArgs postArgs{d.x.ptr(), d.h.ptr(), d.out.ptr()};
+          for (int64_t t = 0; t < post.numTasks; ++t) postFn(post, postArgs, t);
+          for (int64_t b = 0; b < k.B; ++b)
+            for (int64_t s = 0; s < k.N; ++s)
+              for (int64_t e = 0; e < E; ++e)
+                ExpectedPost(c.dt, d.x.ptr(), b * E + e, d.h.ptr(), s, d.want.ptr(), (b * k.N + s) * E + e);
+          ExpectSameElements(d.out.ptr(), d.want.ptr(), k.B * k.N * E, c.elem, "post");
+          EXPECT_TRUE(d.out.GuardsIntact());
+        }
+      }
+    }
+  }
+}
+
 // The non-temporal store path (head alignment, misaligned outputs, several stream groups) on
 // every ISA, run directly on the kernels with a plan for a small cache so that a small output
 // already streams.
