@@ -421,9 +421,10 @@ METHOD = """\
   value; tolerance fp32 1e-4, fp16 4e-3, bf16 2e-2; peers are listed only when they are off,
   e.g. PyTorch's bf16 forms that round log_softmax to bf16 before exp), then samples of at
   least {min_sample} ms (as many calls as that takes), interleaved across implementations in
-  rotating order. Before each sample of a call shorter than 50 ms, one untimed call wakes that
-  runtime's worker threads (asleep while the others ran), so samples see warm threads as
-  back-to-back calls in a training loop do, not the wake-up latency of a loaded machine. At least {reps} samples each; short calls get more (up to {reps3}, within
+  rotating order. Before each sample of a call shorter than 50 ms, a 2 ms pause lets the worker
+  threads of the implementation that ran before go to sleep, then one untimed call wakes this
+  runtime's workers, so samples see warm threads as back-to-back calls in a training loop do,
+  not the wake-up latency of a loaded machine, nor another runtime's threads still spinning. At least {reps} samples each; short calls get more (up to {reps3}, within
   a small time budget), because on a shared machine a sample that meets a preemption is an outlier and the
   median of many short samples is the undisturbed speed. Slow calls get fewer: ≥ 0.25 s at
   most 3 (`--quick`: 1; ≥ 50 ms: 3). A PyTorch form whose warm-up call is more than 4× slower
@@ -434,8 +435,8 @@ METHOD = """\
   running the same case with `ACLNN_PORTABLE_NUM_THREADS=1`, alternating parent and child twice.
 * **Threads**: the same count everywhere: `ACLNN_PORTABLE_NUM_THREADS` (ours),
   `torch.set_num_threads` (PyTorch), `OMP_NUM_THREADS` (oneDNN, memcpy; PyTorch shares the same
-  libgomp). libgomp workers are set to spin about as long as ours before sleeping
-  (`GOMP_SPINCOUNT=20000`, unless you set it or `OMP_WAIT_POLICY`): with libgomp's default a
+  libgomp). libgomp workers are set to spin 20000 pause loops before sleeping (0.3-0.7 ms on
+  an Intel Xeon guest; `GOMP_SPINCOUNT=20000`, unless you set it or `OMP_WAIT_POLICY`): with libgomp's default a
   spinning worker holds a core that its partner needs, and on this shared, loaded 2-core machine
   that made every parallel region of the peers cost a scheduler slice (~20 ms for a 5 MiB copy).
 * *Cores busy* = process CPU time / wall time during ours' timed calls (2.0: both cores
