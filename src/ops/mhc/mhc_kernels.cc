@@ -196,7 +196,7 @@ void PostTaskT(const MhcTiling& t, const MhcPostArgs& a, int64_t task) {
   // E = 16000 now), (2,3,1001)x11 0.72 / 0.69x, (4,511,255)x4, (16,3,10001)x4 and (8,100,999)x4
   // (in L3) 0.86-0.90 / 0.83-0.96x; the AVX2 tier on that CPU alike. Not for 16-bit types: their
   // 32-byte stores split less often and their loads widen x, which the group path does once per
-  // group; per stream, bf16 took 1.1-1.9x the time, fp16 0.8-1.1x.
+  // group; per stream, bf16 took 1.1-1.9x the time, fp16 0.7-1.7x (no consistent gain).
   const bool alignEachStream = kAlignMisalignedFp32Streams && sizeof(T) == 4 &&
                                ((E * sizeof(T)) % 64 != 0 || reinterpret_cast<uintptr_t>(out) % 64 != 0);
   if (t.strategy == MhcStrategy::kPerStream) {
