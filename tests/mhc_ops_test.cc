@@ -110,6 +110,26 @@ void CheckAllOps(int64_t B, int64_t S, int64_t D, int64_t N, uint32_t blockDim =
   }
 }
 
+// Fills x and h, runs every task of a post plan on the current ISA's kernel, and checks the
+// output's bits against the reference and the bytes around it.
+void RunPostTasksAndCheck(const MhcTiling& plan, const DtypeCase& c, int64_t B, int64_t E, int64_t N,
+                          uint64_t seed, PostData& d, const std::string& what) {
+  aclnn_test::Rng rng(seed);
+  FillRandom(c.dt, false, d.x.ptr(), B * E, rng, -3, 3);
+  FillRandom(c.dt, true, d.h.ptr(), N, rng, -2, 2);
+  const aclnn_portable::MhcPostTaskFn postFn = [] {
+    using namespace aclnn_portable;
+    return ACLNN_ISA_SELECT(MhcPostTask);
+  }();
+  const aclnn_portable::MhcPostArgs args{d.x.ptr(), d.h.ptr(), d.out.ptr()};
+  for (int64_t t = 0; t < plan.numTasks; ++t) postFn(plan, args, t);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t s = 0; s < N; ++s)
+      for (int64_t e = 0; e < E; ++e) ExpectedPost(c.dt, d.x.ptr(), b * E + e, d.h.ptr(), s, d.want.ptr(), (b * N + s) * E + e);
+  ExpectSameElements(d.out.ptr(), d.want.ptr(), B * N * E, c.elem, what);
+  EXPECT_TRUE(d.out.GuardsIntact()) << what;
+}
+
 }  // namespace
 
 TEST(MhcOps, SeedShapesAllDtypes) {
@@ -342,18 +362,7 @@ TEST(MhcOps, PostPlainStoresAnyAlignment) {
           SCOPED_TRACE(std::string(c.name) + " E=" + std::to_string(E) + " N=" + std::to_string(k.N) + " offset " +
                        std::to_string(offset) + " " + ap::IsaName(isa));
           PostData d(c, k.B, E, k.N, offset);
-          aclnn_test::Rng rng(7 + offset);
-          FillRandom(c.dt, false, d.x.ptr(), k.B * E, rng, -3, 3);
-          FillRandom(c.dt, true, d.h.ptr(), k.N, rng, -2, 2);
-          const ap::MhcPostTaskFn postFn = [] { using namespace ap; return ACLNN_ISA_SELECT(MhcPostTask); }();
-          const ap::MhcPostArgs postArgs{d.x.ptr(), d.h.ptr(), d.out.ptr()};
-          for (int64_t t = 0; t < post.numTasks; ++t) postFn(post, postArgs, t);
-          for (int64_t b = 0; b < k.B; ++b)
-            for (int64_t s = 0; s < k.N; ++s)
-              for (int64_t e = 0; e < E; ++e)
-                ExpectedPost(c.dt, d.x.ptr(), b * E + e, d.h.ptr(), s, d.want.ptr(), (b * k.N + s) * E + e);
-          ExpectSameElements(d.out.ptr(), d.want.ptr(), k.B * k.N * E, c.elem, "post");
-          EXPECT_TRUE(d.out.GuardsIntact());
+          RunPostTasksAndCheck(post, c, k.B, E, k.N, 7 + offset, d, "post");
         }
       }
     }
@@ -387,21 +396,10 @@ TEST(MhcOps, StreamingStoresAnyAlignment) {
           SCOPED_TRACE(std::string(c.name) + " N=" + std::to_string(N) + " offset " + std::to_string(offset) + " " +
                        ap::IsaName(isa));
           PostData d(c, B, E, N, offset);
-          aclnn_test::Rng rng(5 + offset);
-          FillRandom(c.dt, false, d.x.ptr(), B * E, rng, -3, 3);
-          FillRandom(c.dt, true, d.h.ptr(), N, rng, -2, 2);
-          const ap::MhcPostTaskFn postFn = [] { using namespace ap; return ACLNN_ISA_SELECT(MhcPostTask); }();
+          RunPostTasksAndCheck(post, c, B, E, N, 5 + offset, d, "streamed post");
           const ap::MhcPreTaskFn preFn = [] { using namespace ap; return ACLNN_ISA_SELECT(MhcPreTask); }();
           const ap::MhcBackwardTaskFn bwdFn = [] { using namespace ap; return ACLNN_ISA_SELECT(MhcBackwardTask); }();
           const ap::MhcCombineGradHFn combineFn = [] { using namespace ap; return ACLNN_ISA_SELECT(MhcCombineGradH); }();
-          const ap::MhcPostArgs postArgs{d.x.ptr(), d.h.ptr(), d.out.ptr()};
-          for (int64_t t = 0; t < post.numTasks; ++t) postFn(post, postArgs, t);
-          for (int64_t b = 0; b < B; ++b)
-            for (int64_t s = 0; s < N; ++s)
-              for (int64_t e = 0; e < E; ++e)
-                ExpectedPost(c.dt, d.x.ptr(), b * E + e, d.h.ptr(), s, d.want.ptr(), (b * N + s) * E + e);
-          ExpectSameElements(d.out.ptr(), d.want.ptr(), B * N * E, c.elem, "streamed post");
-          EXPECT_TRUE(d.out.GuardsIntact());
           // pre reduces the post output back; checked against the fma chain and fp64.
           GuardedBuffer reduced(B * E * c.elem, offset);
           const ap::MhcPreArgs preArgs{d.out.ptr(), d.h.ptr(), reduced.ptr()};
