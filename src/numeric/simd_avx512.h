@@ -299,6 +299,66 @@ __attribute__((always_inline)) inline void StoreChunk(T* p, int64_t n, int64_t c
     }
   }
 }
+
+// Blocks of kN = 3..5 columns by permutes of whole vectors instead of 4-column chunks: the block
+// is kN vectors of 16 consecutive values (flat index f = 16 j + l = kN r + c for row r, column
+// c); each column gathers its 16 lanes from all kN vectors by a chain of kN - 1 two-source
+// permutes, each merging one more vector into the lanes it owns, and the stores run the chain
+// the other way (each row-major vector from all kN columns). kN (kN - 1) permutes per direction
+// and whole-vector loads and stores, against 20 inserts and shuffles per 4-column chunk, as
+// many for a partial chunk (plus its piecewise loads: C = 3 is one partial chunk). Measured on
+// the Xeon guest (Intel: one shuffle port), 1 thread, in-cache [~262144 / C, C], the time
+// against chunks: C = 3 0.59-0.62x (fp32, bf16, fp16), C = 4 0.96 / 1.0 / 0.89x, C = 5 0.95 /
+// 0.78 / 0.73x; C = 6 1.10 / 1.0 / 0.93x and C = 7 1.10 (fp32) / 0.97x (bf16), so they keep
+// the chunks.
+// 16-bit blocks of an odd n > 4 columns end with a whole 4-column chunk that overlaps the one
+// before it (columns n - 4 .. n - 1: the overlap is loaded, or stored, twice with the same
+// values, all inside the block) instead of a chunk of 1 or 3 columns, whose 16-bit pieces are
+// gathered and scattered a word at a time (Ld4Bits / St4Bits). Measured on the Xeon guest, 1
+// thread, in-cache [~262144 / C, C], two rounds: bf16 C = 7-15 0.82-0.98x the time, fp16
+// 0.86-0.95x; fp32 (whose partial pieces are one or two loads) 0.88-1.10x, within the noise,
+// so fp32 keeps the partial chunk. LoadRowsN / StoreRowsN (C > 16) measured no different
+// (bf16 / fp16 C = 17-97: 0.99-1.05x) and keep it too.
+template <typename T>
+constexpr bool OverlapTail(int n) { return sizeof(T) == 2 && n > 4 && n % 2 == 1; }
+template <typename T>
+constexpr int TailWidth(int n, int j) { return OverlapTail<T>(n) ? 4 : rows8::ChunkWidth(n, j); }
+template <typename T>
+constexpr int TailStart(int n, int j) { return OverlapTail<T>(n) && 4 * j + 4 > n ? n - 4 : 4 * j; }
+template <int kN>
+struct PermuteIdx {
+  alignas(64) int32_t load[kN][kN - 1][16];   // [column][step]
+  alignas(64) int32_t store[kN][kN - 1][16];  // [row-major vector][step]
+};
+template <int kN>
+constexpr PermuteIdx<kN> MakePermuteIdx() {
+  PermuteIdx<kN> t{};
+  for (int k = 0; k < kN; ++k)
+    for (int r = 0; r < 16; ++r) {
+      const int f = kN * r + k, j = f / 16, l = f % 16;
+      t.load[k][0][r] = j == 0 ? l : j == 1 ? 16 + l : 0;
+      for (int s = 1; s < kN - 1; ++s) t.load[k][s][r] = j == s + 1 ? 16 + l : r;
+    }
+  for (int j = 0; j < kN; ++j)
+    for (int l = 0; l < 16; ++l) {
+      const int f = 16 * j + l, r = f / kN, k = f % kN;
+      t.store[j][0][l] = k == 0 ? r : k == 1 ? 16 + r : 0;
+      for (int s = 1; s < kN - 1; ++s) t.store[j][s][l] = k == s + 1 ? 16 + r : l;
+    }
+  return t;
+}
+template <int kN>
+inline constexpr PermuteIdx<kN> kPermuteIdx = MakePermuteIdx<kN>();
+// v[0..kN-1] (16 consecutive values each) -> out[0..kN-1] (column-major), or the inverse.
+template <int kN>
+__attribute__((always_inline)) inline void PermuteTranspose(const __m512 (&v)[kN], __m512 (&out)[kN], bool toRows) {
+  const auto& idx = toRows ? kPermuteIdx<kN>.store : kPermuteIdx<kN>.load;
+  for (int k = 0; k < kN; ++k) {  // k: the column (load) or the row-major vector (store)
+    __m512 acc = _mm512_permutex2var_ps(v[0], _mm512_load_si512(idx[k][0]), v[1]);
+    for (int s = 1; s < kN - 1; ++s) acc = _mm512_permutex2var_ps(acc, _mm512_load_si512(idx[k][s]), v[s + 1]);
+    out[k] = acc;
+  }
+}
 }  // namespace rows16
 
 // A dense block of 16 rows of kN (1..16) elements of T (row r at p + r * kN) <-> kN vectors of
@@ -316,9 +376,14 @@ __attribute__((always_inline)) inline void LoadRowsT(const T* p, float* cols) {
     const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
     _mm512_storeu_ps(cols, _mm512_permutex2var_ps(a, even, b));
     _mm512_storeu_ps(cols + 16, _mm512_permutex2var_ps(a, odd, b));
+  } else if constexpr (kN >= 3 && kN <= 5) {
+    __m512 v[kN], c[kN];
+    for (int j = 0; j < kN; ++j) v[j] = Load16(p + 16 * j);
+    rows16::PermuteTranspose<kN>(v, c, false);
+    for (int k = 0; k < kN; ++k) _mm512_storeu_ps(cols + 16 * k, c[k]);
   } else {
     [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
-      (rows16::LoadChunk<rows8::ChunkWidth(kN, j)>(p, kN, 4 * j, cols), ...);
+      (rows16::LoadChunk<rows16::TailWidth<T>(kN, j)>(p, kN, rows16::TailStart<T>(kN, j), cols), ...);
     }(std::make_integer_sequence<int, (kN + 3) / 4>{});
   }
 }
@@ -354,9 +419,14 @@ __attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
       Store16(p, a);
       Store16(p + 16, b);
     }
+  } else if constexpr (kN >= 3 && kN <= 5) {
+    __m512 c[kN], v[kN];
+    for (int k = 0; k < kN; ++k) c[k] = _mm512_loadu_ps(cols + 16 * k);
+    rows16::PermuteTranspose<kN>(c, v, true);
+    for (int j = 0; j < kN; ++j) Store16(p + 16 * j, v[j]);
   } else {
     [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
-      (rows16::StoreChunk<rows8::ChunkWidth(kN, j)>(p, kN, 4 * j, cols), ...);
+      (rows16::StoreChunk<rows16::TailWidth<T>(kN, j)>(p, kN, rows16::TailStart<T>(kN, j), cols), ...);
     }(std::make_integer_sequence<int, (kN + 3) / 4>{});
   }
 }
