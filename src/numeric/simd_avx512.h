@@ -300,17 +300,6 @@ __attribute__((always_inline)) inline void StoreChunk(T* p, int64_t n, int64_t c
   }
 }
 
-// Blocks of kN = 3..5 columns by permutes of whole vectors instead of 4-column chunks: the block
-// is kN vectors of 16 consecutive values (flat index f = 16 j + l = kN r + c for row r, column
-// c); each column gathers its 16 lanes from all kN vectors by a chain of kN - 1 two-source
-// permutes, each merging one more vector into the lanes it owns, and the stores run the chain
-// the other way (each row-major vector from all kN columns). kN (kN - 1) permutes per direction
-// and whole-vector loads and stores, against 20 inserts and shuffles per 4-column chunk, as
-// many for a partial chunk (plus its piecewise loads: C = 3 is one partial chunk). Measured on
-// the Xeon guest (Intel: one shuffle port), 1 thread, in-cache [~262144 / C, C], the time
-// against chunks: C = 3 0.59-0.62x (fp32, bf16, fp16), C = 4 0.96 / 1.0 / 0.89x, C = 5 0.95 /
-// 0.78 / 0.73x; C = 6 1.10 / 1.0 / 0.93x and C = 7 1.10 (fp32) / 0.97x (bf16), so they keep
-// the chunks.
 // 16-bit blocks of an odd n > 4 columns end with a whole 4-column chunk that overlaps the one
 // before it (columns n - 4 .. n - 1: the overlap is loaded, or stored, twice with the same
 // values, all inside the block) instead of a chunk of 1 or 3 columns, whose 16-bit pieces are
@@ -325,6 +314,17 @@ template <typename T>
 constexpr int TailWidth(int n, int j) { return OverlapTail<T>(n) ? 4 : rows8::ChunkWidth(n, j); }
 template <typename T>
 constexpr int TailStart(int n, int j) { return OverlapTail<T>(n) && 4 * j + 4 > n ? n - 4 : 4 * j; }
+// Blocks of kN = 3 and 5 columns by permutes of whole vectors instead of 4-column chunks: the
+// block is kN vectors of 16 consecutive values (flat index f = 16 j + l = kN r + c for row r,
+// column c); each column gathers its 16 lanes from all kN vectors by a chain of kN - 1
+// two-source permutes, each merging one more vector into the lanes it owns, and the stores run
+// the chain the other way (each row-major vector from all kN columns). kN (kN - 1) permutes per
+// direction and whole-vector loads and stores, against 20 inserts and shuffles per 4-column
+// chunk, as many for a partial chunk (plus its piecewise loads: C = 3 is one partial chunk).
+// Measured on the Xeon guest (Intel: one shuffle port), 1 thread, in-cache [~262144 / C, C],
+// the time against chunks: C = 3 0.59-0.62x (fp32, bf16, fp16), C = 5 0.95 / 0.78 / 0.73x
+// (C = 4 0.96 / 1.0 / 0.89x, now NetTranspose); C = 6 1.10 / 1.0 / 0.93x and C = 7 1.10
+// (fp32) / 0.97x (bf16), so they keep the chunks.
 template <int kN>
 struct PermuteIdx {
   alignas(64) int32_t load[kN][kN - 1][16];   // [column][step]
@@ -359,15 +359,94 @@ __attribute__((always_inline)) inline void PermuteTranspose(const __m512 (&v)[kN
     out[k] = acc;
   }
 }
+
+// kN = 4 and 8 by a halving network instead (fewer permutes than the chain: 8 against 12 for
+// kN = 4, 24 against 56 for kN = 8): stage s turns vectors of R rows x C columns into vectors of
+// 2R rows x C/2 columns, each output from two inputs (the same columns of two row ranges) by
+// one two-source permute; log2(kN) stages of kN permutes take the block (16 / kN rows x kN
+// columns per vector, row-major) to the kN columns, and the stores run them backwards. Inside
+// a vector, lanes are column-major (lane = (col - c0) R + row - r0) after the first stage.
+// Measured on the Xeon guest against the kN = 4 chain and the 4-column chunks of kN = 8 (1
+// thread, in-cache [~262144 / C, C], minimum of 6 rounds of 300 calls, two pairs of builds):
+// C = 4 0.88-0.92x the time (fp32, bf16, fp16), C = 8 0.97-1.0 / 0.88-0.93 / 0.84x (fp32 /
+// bf16 / fp16). kN = 16 (four stages of 16 vectors: registers spill) measured 1.5-1.7x and
+// keeps the chunks.
+template <int kN>
+constexpr int NetStages() { return kN == 4 ? 2 : 3; }
+template <int kN>
+struct NetIdx {
+  alignas(64) int32_t load[NetStages<kN>()][kN][16];   // [stage][output vector]
+  alignas(64) int32_t store[NetStages<kN>()][kN][16];  // [reverse stage][output vector]
+  int8_t loadSrc[NetStages<kN>()][kN][2];               // the two input vectors
+  int8_t storeSrc[NetStages<kN>()][kN][2];
+};
+template <int kN>
+constexpr NetIdx<kN> MakeNetIdx() {
+  NetIdx<kN> t{};
+  // The lane of (row, col) in a vector of R rows x C columns from (r0, c0).
+  auto lane = [](int row, int col, int r0, int R, int c0, int C, bool rowMajor) {
+    return rowMajor ? (row - r0) * C + (col - c0) : (col - c0) * R + (row - r0);
+  };
+  int R = 16 / kN, C = kN;  // the shape of the stage's input vectors; vector v = rb * (kN / C) + cb
+  for (int s = 0; s < NetStages<kN>(); ++s, R *= 2, C /= 2) {
+    const int R2 = 2 * R, C2 = C / 2, ncb = kN / C, ncb2 = kN / C2;
+    // Stage s: output (rb2, cb2), R2 x C2, from inputs (2 rb2, cb2 / 2) and (2 rb2 + 1, cb2 / 2).
+    for (int rb2 = 0; rb2 < 16 / R2; ++rb2)
+      for (int cb2 = 0; cb2 < ncb2; ++cb2) {
+        const int o = rb2 * ncb2 + cb2;
+        t.loadSrc[s][o][0] = static_cast<int8_t>(2 * rb2 * ncb + cb2 / 2);
+        t.loadSrc[s][o][1] = static_cast<int8_t>((2 * rb2 + 1) * ncb + cb2 / 2);
+        for (int l = 0; l < 16; ++l) {
+          const int col = cb2 * C2 + l / R2, row = rb2 * R2 + l % R2;
+          const bool inA = row < rb2 * R2 + R;
+          const int r0 = inA ? 2 * rb2 * R : (2 * rb2 + 1) * R;
+          t.load[s][o][l] = (inA ? 0 : 16) + lane(row, col, r0, R, (cb2 / 2) * C, C, s == 0);
+        }
+      }
+    // Its inverse: output (rb, cb), R x C, from inputs (rb / 2, 2 cb) and (rb / 2, 2 cb + 1).
+    for (int rb = 0; rb < 16 / R; ++rb)
+      for (int cb = 0; cb < ncb; ++cb) {
+        const int o = rb * ncb + cb, rb2 = rb / 2;
+        t.storeSrc[s][o][0] = static_cast<int8_t>(rb2 * ncb2 + 2 * cb);
+        t.storeSrc[s][o][1] = static_cast<int8_t>(rb2 * ncb2 + 2 * cb + 1);
+        for (int l = 0; l < 16; ++l) {
+          const int row = s == 0 ? rb * R + l / C : rb * R + l % R;
+          const int col = s == 0 ? cb * C + l % C : cb * C + l / R;
+          const bool inA = col < cb * C + C2;
+          const int cb2 = inA ? 2 * cb : 2 * cb + 1;
+          t.store[s][o][l] = (inA ? 0 : 16) + lane(row, col, rb2 * R2, R2, cb2 * C2, C2, false);
+        }
+      }
+  }
+  return t;
+}
+template <int kN>
+inline constexpr NetIdx<kN> kNetIdx = MakeNetIdx<kN>();
+// v: the block's kN vectors (16 consecutive values each) -> its kN columns, or (toRows) back.
+template <int kN>
+__attribute__((always_inline)) inline void NetTranspose(__m512 (&v)[kN], bool toRows) {
+  const auto& x = kNetIdx<kN>;
+  for (int i = 0; i < NetStages<kN>(); ++i) {
+    const int s = toRows ? NetStages<kN>() - 1 - i : i;
+    const auto& idx = toRows ? x.store[s] : x.load[s];
+    const auto& src = toRows ? x.storeSrc[s] : x.loadSrc[s];
+    __m512 o[kN];
+    for (int k = 0; k < kN; ++k)
+      o[k] = _mm512_permutex2var_ps(v[src[k][0]], _mm512_load_si512(idx[k]), v[src[k][1]]);
+    for (int k = 0; k < kN; ++k) v[k] = o[k];
+  }
+}
 }  // namespace rows16
 
 // A dense block of 16 rows of kN (1..16) elements of T (row r at p + r * kN) <-> kN vectors of
 // 16 floats at cols (class-major): cols[16 * c + r] = element c of row r. Reads / writes exactly
 // the block's 16 * kN elements; T is widened exactly / rounded to nearest even as LoadAs /
-// StoreAs. kN = 2: one two-source permute per vector. Otherwise 4 columns at a time: 4 rows
-// 4 apart in the 128-bit quarters of a zmm, then 4x4 transposes inside the quarters (half the
-// shuffles of two 8-row ymm transposes, which also ran into a store-forwarding stall: two
-// 32-byte stores read back by one 64-byte load, ~20 cycles per column on Intel cores).
+// StoreAs. kN = 2: one two-source permute per vector; kN = 3, 5: PermuteTranspose; kN = 4, 8:
+// NetTranspose. Otherwise 4 columns at a time: 4 rows 4 apart in the 128-bit quarters of a zmm,
+// then 4x4 transposes inside the quarters (half the shuffles of two 8-row ymm transposes, which
+// also ran into a store-forwarding stall: two 32-byte stores read back by one 64-byte load, ~20
+// cycles per column on Intel cores); 16-bit blocks of an odd kN end with an overlapping chunk
+// (OverlapTail).
 template <int kN, typename T>
 __attribute__((always_inline)) inline void LoadRowsT(const T* p, float* cols) {
   if constexpr (kN == 2) {
@@ -376,7 +455,12 @@ __attribute__((always_inline)) inline void LoadRowsT(const T* p, float* cols) {
     const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
     _mm512_storeu_ps(cols, _mm512_permutex2var_ps(a, even, b));
     _mm512_storeu_ps(cols + 16, _mm512_permutex2var_ps(a, odd, b));
-  } else if constexpr (kN >= 3 && kN <= 5) {
+  } else if constexpr (kN == 4 || kN == 8) {
+    __m512 v[kN];
+    for (int j = 0; j < kN; ++j) v[j] = Load16(p + 16 * j);
+    rows16::NetTranspose<kN>(v, false);
+    for (int k = 0; k < kN; ++k) _mm512_storeu_ps(cols + 16 * k, v[k]);
+  } else if constexpr (kN == 3 || kN == 5) {
     __m512 v[kN], c[kN];
     for (int j = 0; j < kN; ++j) v[j] = Load16(p + 16 * j);
     rows16::PermuteTranspose<kN>(v, c, false);
@@ -419,7 +503,12 @@ __attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
       Store16(p, a);
       Store16(p + 16, b);
     }
-  } else if constexpr (kN >= 3 && kN <= 5) {
+  } else if constexpr (kN == 4 || kN == 8) {
+    __m512 v[kN];
+    for (int k = 0; k < kN; ++k) v[k] = _mm512_loadu_ps(cols + 16 * k);
+    rows16::NetTranspose<kN>(v, true);
+    for (int j = 0; j < kN; ++j) Store16(p + 16 * j, v[j]);
+  } else if constexpr (kN == 3 || kN == 5) {
     __m512 c[kN], v[kN];
     for (int k = 0; k < kN; ++k) c[k] = _mm512_loadu_ps(cols + 16 * k);
     rows16::PermuteTranspose<kN>(c, v, true);
