@@ -311,9 +311,9 @@ __attribute__((always_inline)) inline void StoreChunk(T* p, int64_t n, int64_t c
 template <typename T>
 constexpr bool OverlapTail(int n) { return sizeof(T) == 2 && n > 4 && n % 2 == 1; }
 template <typename T>
-constexpr int TailWidth(int n, int j) { return OverlapTail<T>(n) ? 4 : rows8::ChunkWidth(n, j); }
+constexpr int ChunkWidthFor(int n, int j) { return OverlapTail<T>(n) ? 4 : rows8::ChunkWidth(n, j); }
 template <typename T>
-constexpr int TailStart(int n, int j) { return OverlapTail<T>(n) && 4 * j + 4 > n ? n - 4 : 4 * j; }
+constexpr int ChunkStartFor(int n, int j) { return OverlapTail<T>(n) && 4 * j + 4 > n ? n - 4 : 4 * j; }
 // Blocks of kN = 3 and 5 columns by permutes of whole vectors instead of 4-column chunks: the
 // block is kN vectors of 16 consecutive values (flat index f = 16 j + l = kN r + c for row r,
 // column c); each column gathers its 16 lanes from all kN vectors by a chain of kN - 1
@@ -467,7 +467,7 @@ __attribute__((always_inline)) inline void LoadRowsT(const T* p, float* cols) {
     for (int k = 0; k < kN; ++k) _mm512_storeu_ps(cols + 16 * k, c[k]);
   } else {
     [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
-      (rows16::LoadChunk<rows16::TailWidth<T>(kN, j)>(p, kN, rows16::TailStart<T>(kN, j), cols), ...);
+      (rows16::LoadChunk<rows16::ChunkWidthFor<T>(kN, j)>(p, kN, rows16::ChunkStartFor<T>(kN, j), cols), ...);
     }(std::make_integer_sequence<int, (kN + 3) / 4>{});
   }
 }
@@ -515,7 +515,7 @@ __attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
     for (int j = 0; j < kN; ++j) Store16(p + 16 * j, v[j]);
   } else {
     [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
-      (rows16::StoreChunk<rows16::TailWidth<T>(kN, j)>(p, kN, rows16::TailStart<T>(kN, j), cols), ...);
+      (rows16::StoreChunk<rows16::ChunkWidthFor<T>(kN, j)>(p, kN, rows16::ChunkStartFor<T>(kN, j), cols), ...);
     }(std::make_integer_sequence<int, (kN + 3) / 4>{});
   }
 }
