@@ -349,15 +349,17 @@ constexpr PermuteIdx<kN> MakePermuteIdx() {
 }
 template <int kN>
 inline constexpr PermuteIdx<kN> kPermuteIdx = MakePermuteIdx<kN>();
-// v[0..kN-1] (16 consecutive values each) -> out[0..kN-1] (column-major), or the inverse.
+// v: the block's kN vectors (16 consecutive values each) -> its kN columns, or (toRows) back.
 template <int kN>
-__attribute__((always_inline)) inline void PermuteTranspose(const __m512 (&v)[kN], __m512 (&out)[kN], bool toRows) {
+__attribute__((always_inline)) inline void PermuteTranspose(__m512 (&v)[kN], bool toRows) {
   const auto& idx = toRows ? kPermuteIdx<kN>.store : kPermuteIdx<kN>.load;
+  __m512 out[kN];
   for (int k = 0; k < kN; ++k) {  // k: the column (load) or the row-major vector (store)
     __m512 acc = _mm512_permutex2var_ps(v[0], _mm512_load_si512(idx[k][0]), v[1]);
     for (int s = 1; s < kN - 1; ++s) acc = _mm512_permutex2var_ps(acc, _mm512_load_si512(idx[k][s]), v[s + 1]);
     out[k] = acc;
   }
+  for (int k = 0; k < kN; ++k) v[k] = out[k];
 }
 
 // kN = 4 and 8 by a halving network instead (fewer permutes than the chain: 8 against 12 for
@@ -436,17 +438,24 @@ __attribute__((always_inline)) inline void NetTranspose(__m512 (&v)[kN], bool to
     for (int k = 0; k < kN; ++k) v[k] = o[k];
   }
 }
+// The blocks transposed as whole vectors, and by which of the two.
+constexpr bool WholeVectorBlock(int n) { return n == 3 || n == 4 || n == 5 || n == 8; }
+template <int kN>
+__attribute__((always_inline)) inline void WholeVectorTranspose(__m512 (&v)[kN], bool toRows) {
+  if constexpr (kN == 4 || kN == 8) NetTranspose<kN>(v, toRows);
+  else PermuteTranspose<kN>(v, toRows);
+}
 }  // namespace rows16
 
 // A dense block of 16 rows of kN (1..16) elements of T (row r at p + r * kN) <-> kN vectors of
 // 16 floats at cols (class-major): cols[16 * c + r] = element c of row r. Reads / writes exactly
 // the block's 16 * kN elements; T is widened exactly / rounded to nearest even as LoadAs /
-// StoreAs. kN = 2: one two-source permute per vector; kN = 3, 5: PermuteTranspose; kN = 4, 8:
-// NetTranspose. Otherwise 4 columns at a time: 4 rows 4 apart in the 128-bit quarters of a zmm,
-// then 4x4 transposes inside the quarters (half the shuffles of two 8-row ymm transposes, which
-// also ran into a store-forwarding stall: two 32-byte stores read back by one 64-byte load, ~20
-// cycles per column on Intel cores); 16-bit blocks of an odd kN end with an overlapping chunk
-// (OverlapTail).
+// StoreAs. kN = 2: one two-source permute per vector; kN = 3, 4, 5, 8: whole vectors through
+// WholeVectorTranspose. Otherwise 4 columns at a time: 4 rows 4 apart in the 128-bit quarters
+// of a zmm, then 4x4 transposes inside the quarters (half the shuffles of two 8-row ymm
+// transposes, which also ran into a store-forwarding stall: two 32-byte stores read back by
+// one 64-byte load, ~20 cycles per column on Intel cores); 16-bit blocks of an odd kN end with
+// an overlapping chunk (OverlapTail).
 template <int kN, typename T>
 __attribute__((always_inline)) inline void LoadRowsT(const T* p, float* cols) {
   if constexpr (kN == 2) {
@@ -455,16 +464,11 @@ __attribute__((always_inline)) inline void LoadRowsT(const T* p, float* cols) {
     const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
     _mm512_storeu_ps(cols, _mm512_permutex2var_ps(a, even, b));
     _mm512_storeu_ps(cols + 16, _mm512_permutex2var_ps(a, odd, b));
-  } else if constexpr (kN == 4 || kN == 8) {
+  } else if constexpr (rows16::WholeVectorBlock(kN)) {
     __m512 v[kN];
     for (int j = 0; j < kN; ++j) v[j] = Load16(p + 16 * j);
-    rows16::NetTranspose<kN>(v, false);
+    rows16::WholeVectorTranspose<kN>(v, false);
     for (int k = 0; k < kN; ++k) _mm512_storeu_ps(cols + 16 * k, v[k]);
-  } else if constexpr (kN == 3 || kN == 5) {
-    __m512 v[kN], c[kN];
-    for (int j = 0; j < kN; ++j) v[j] = Load16(p + 16 * j);
-    rows16::PermuteTranspose<kN>(v, c, false);
-    for (int k = 0; k < kN; ++k) _mm512_storeu_ps(cols + 16 * k, c[k]);
   } else {
     [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
       (rows16::LoadChunk<rows16::ChunkWidthFor<T>(kN, j)>(p, kN, rows16::ChunkStartFor<T>(kN, j), cols), ...);
@@ -503,15 +507,10 @@ __attribute__((always_inline)) inline void StoreRowsT(T* p, const float* cols) {
       Store16(p, a);
       Store16(p + 16, b);
     }
-  } else if constexpr (kN == 4 || kN == 8) {
+  } else if constexpr (rows16::WholeVectorBlock(kN)) {
     __m512 v[kN];
     for (int k = 0; k < kN; ++k) v[k] = _mm512_loadu_ps(cols + 16 * k);
-    rows16::NetTranspose<kN>(v, true);
-    for (int j = 0; j < kN; ++j) Store16(p + 16 * j, v[j]);
-  } else if constexpr (kN == 3 || kN == 5) {
-    __m512 c[kN], v[kN];
-    for (int k = 0; k < kN; ++k) c[k] = _mm512_loadu_ps(cols + 16 * k);
-    rows16::PermuteTranspose<kN>(c, v, true);
+    rows16::WholeVectorTranspose<kN>(v, true);
     for (int j = 0; j < kN; ++j) Store16(p + 16 * j, v[j]);
   } else {
     [&]<int... j>(std::integer_sequence<int, j...>) __attribute__((always_inline)) {
