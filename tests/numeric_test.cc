@@ -324,9 +324,43 @@ TEST(Simd, PartialLoadsAndStoresTouchExactlyTheirLanes) {
   munmap(map, 3 * page);
 }
 
-// LoadRowsT / StoreRowsT (n = 1..16) and LoadRowsN / StoreRowsN (n = 1..127, as the packed path
-// with C read at run time): an exact transpose of a 16 x n block in every dtype, with the stores
-// rounding as FloatToHalf / FloatToBf16 and writing nothing outside the block.
+// ReduceSumRows16 / ReduceMaxRows16 (16 reductions side by side, FullLoadRowBlocks) give lane r
+// the bits of ReduceSum / ReduceMax of row r on every ISA, and every ISA the scalar build's bits:
+// values of mixed magnitudes (the sum's rounding depends on the order), signed zeros (max(-0, +0)
+// returns its second operand), infinities and NaNs (compared as NaN: the payload of a sum of two
+// NaNs is not part of the contract).
+TEST(Simd, RowReductionsMatchOneAtATime) {
+  aclnn_test::Rng rng(17);
+  auto same = [](float a, float b) { return (std::isnan(a) && std::isnan(b)) || FloatBits(a) == FloatBits(b); };
+  for (int trial = 0; trial < 200; ++trial) {
+    float rows[256];
+    for (float& v : rows) {
+      const int kind = static_cast<int>(rng.Uniform(0, 100));
+      v = kind < 2 ? NAN : kind < 4 ? INFINITY : kind < 6 ? -INFINITY : kind < 16 ? 0.0f : kind < 26 ? -0.0f
+          : static_cast<float>(rng.Uniform(-1, 1) * std::pow(2.0, rng.Uniform(-30, 30)));
+    }
+    if (trial % 2 == 0)  // half the trials finite only
+      for (float& v : rows)
+        if (!std::isfinite(v)) v = 1.5f;
+    float want[4][16];
+    ProbeReduceRows(Isa::kScalar, rows, want[0], want[1], want[2], want[3]);
+    for (Isa isa : aclnn_test::SupportedIsas()) {
+      float got[4][16];
+      ProbeReduceRows(isa, rows, got[0], got[1], got[2], got[3]);
+      for (int r = 0; r < 16; ++r) {
+        const std::string at = std::string(IsaName(isa)) + " trial " + std::to_string(trial) + " row " + std::to_string(r);
+        ASSERT_TRUE(same(got[0][r], got[2][r])) << at << ": sum " << got[0][r] << ", one at a time " << got[2][r];
+        ASSERT_TRUE(same(got[1][r], got[3][r])) << at << ": max " << got[1][r] << ", one at a time " << got[3][r];
+        ASSERT_TRUE(same(got[0][r], want[0][r])) << at << ": sum " << got[0][r] << ", scalar " << want[0][r];
+        ASSERT_TRUE(same(got[1][r], want[1][r])) << at << ": max " << got[1][r] << ", scalar " << want[1][r];
+      }
+    }
+  }
+}
+
+// LoadRowsT / StoreRowsT (n = 1..16) and LoadRowsN / StoreRowsN (n = 1..127; the packed path
+// with C read at run time takes up to 95): an exact transpose of a 16 x n block in every dtype,
+// with the stores rounding as FloatToHalf / FloatToBf16 and writing nothing outside the block.
 TEST(Simd, RowTransposesAreExactOnEveryIsa) {
   aclnn_test::Rng rng(5);
   for (Isa isa : aclnn_test::SupportedIsas())

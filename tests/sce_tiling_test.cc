@@ -70,16 +70,16 @@ TEST(SceTiling, Table) {
       {"[1048576,2]", Nd(1048576, 2), kThisLike, S::kFullLoad, K::kPackedRows, 1048576, 2, 2, 524288, 2, 524288, 0, 0, 0, false, 0},
       {"[65536,10]", Nd(65536, 10), kThisLike, S::kFullLoad, K::kPackedRows, 65536, 10, 2, 32768, 2, 32768, 0, 0, 0, false, 0},
       {"[100,16] small", Nd(100, 16), kThisLike, S::kFullLoad, K::kPackedRows, 100, 16, 1, 112, 1, 100, 0, 0, 0, false, 0},
-      // C > 16: packed while a row is at most 192 bytes, or under 256 bytes with C not a
-      // multiple of 16 (fp32 C <= 48 or 49..63 but 64; 16-bit C <= 96 or 97..127 but 112).
+      // C > 16: packed up to 63 classes (fp32) / 95 (16-bit), kRows from there.
       {"[100,17] small", Nd(100, 17), kThisLike, S::kFullLoad, K::kPackedRows, 100, 17, 1, 112, 1, 100, 0, 0, 0, false, 0},
       {"[100,48]", Nd(100, 48), kThisLike, S::kFullLoad, K::kPackedRows, 100, 48, 1, 112, 1, 100, 0, 0, 0, false, 0},
       {"[100,63]", Nd(100, 63), kThisLike, S::kFullLoad, K::kPackedRows, 100, 63, 1, 112, 1, 100, 0, 0, 0, false, 0},
       {"[100,64]", Nd(100, 64), kThisLike, S::kFullLoad, K::kRows, 100, 64, 1, 100, 1, 100, 0, 0, 0, false, 0},
       {"[100,65]", Nd(100, 65), kThisLike, S::kFullLoad, K::kRows, 100, 65, 1, 100, 1, 100, 0, 0, 0, false, 0},
-      {"[100,96] bf16", Nd(100, 96, 2), kThisLike, S::kFullLoad, K::kPackedRows, 100, 96, 1, 112, 1, 100, 0, 0, 0, false, 0},
+      {"[100,95] bf16", Nd(100, 95, 2), kThisLike, S::kFullLoad, K::kPackedRows, 100, 95, 1, 112, 1, 100, 0, 0, 0, false, 0},
+      {"[100,96] bf16", Nd(100, 96, 2), kThisLike, S::kFullLoad, K::kRows, 100, 96, 1, 100, 1, 100, 0, 0, 0, false, 0},
       {"[100,112] bf16", Nd(100, 112, 2), kThisLike, S::kFullLoad, K::kRows, 100, 112, 1, 100, 1, 100, 0, 0, 0, false, 0},
-      {"[100,127] bf16", Nd(100, 127, 2), kThisLike, S::kFullLoad, K::kPackedRows, 100, 127, 1, 112, 1, 100, 0, 0, 0, false, 0},
+      {"[100,127] bf16", Nd(100, 127, 2), kThisLike, S::kFullLoad, K::kRows, 100, 127, 1, 100, 1, 100, 0, 0, 0, false, 0},
       {"[100,128] bf16", Nd(100, 128, 2), kThisLike, S::kFullLoad, K::kRows, 100, 128, 1, 100, 1, 100, 0, 0, 0, false, 0},
       {"[65536,24]", Nd(65536, 24), kThisLike, S::kFullLoad, K::kPackedRows, 65536, 24, 2, 32768, 2, 32768, 0, 0, 0, false, 0},
       {"[33,1]", Nd(33, 1), kThisLike, S::kFullLoad, K::kOneClass, 33, 1, 1, 33, 1, 33, 0, 0, 0, false, 0},

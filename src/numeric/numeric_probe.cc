@@ -12,6 +12,7 @@ ACLNN_DECLARE_FOR_EACH_ISA(void ProbeLog(const float*, float*, size_t))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeLogPositiveNormal(const float*, float*, size_t))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeRows(int, int, bool, const void*, float*, const float*, void*))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbePartial(int, int, const void*, float, float*, const float*, void*))
+ACLNN_DECLARE_FOR_EACH_ISA(void ProbeReduceRows(const float*, float*, float*, float*, float*))
 
 // An ISA this machine lacks runs the portable kernels (tests only probe supported ones).
 #define ACLNN_PROBE_PICK(isa, fn) ACLNN_ISA_SELECT_FOR(IsaSupported(isa) ? (isa) : Isa::kScalar, fn)
@@ -33,6 +34,9 @@ void ProbeRows(Isa isa, int dtype, int n, bool runtime_n, const void* in, float*
 }
 void ProbePartial(Isa isa, int dtype, int n, const void* in, float fill, float* loaded, const float* vals, void* out) {
   ACLNN_PROBE_PICK(isa, ProbePartial)(dtype, n, in, fill, loaded, vals, out);
+}
+void ProbeReduceRows(Isa isa, const float* rows, float* sums, float* maxes, float* sumEach, float* maxEach) {
+  ACLNN_PROBE_PICK(isa, ProbeReduceRows)(rows, sums, maxes, sumEach, maxEach);
 }
 
 }  // namespace aclnn_portable

@@ -33,4 +33,8 @@ void ProbeRows(Isa isa, int dtype, int n, bool runtime_n, const void* in, float*
 // loaded = simd::LoadAsN(in, n, fill) (16 floats), then simd::StoreAsN(out, vals, n) (n in 0..16).
 void ProbePartial(Isa isa, int dtype, int n, const void* in, float fill, float* loaded, const float* vals, void* out);
 
+// 16 rows of 16 floats (rows[16 r + i]): sums / maxes = simd::ReduceSumRows16 / ReduceMaxRows16
+// (16 lanes), sumEach / maxEach = simd::ReduceSum / ReduceMax of each row.
+void ProbeReduceRows(Isa isa, const float* rows, float* sums, float* maxes, float* sumEach, float* maxEach);
+
 }  // namespace aclnn_portable

@@ -113,5 +113,14 @@ void ProbePartial(int dtype, int n, const void* in, float fill, float* loaded, c
   else PartialT<BFloat16>(n, in, fill, loaded, vals, out);
 }
 
+void ProbeReduceRows(const float* rows, float* sums, float* maxes, float* sumEach, float* maxEach) {
+  simd::Store(sums, simd::ReduceSumRows16(rows));
+  simd::Store(maxes, simd::ReduceMaxRows16(rows));
+  for (int r = 0; r < simd::kLanes; ++r) {
+    sumEach[r] = simd::ReduceSum(simd::Load(rows + simd::kLanes * r));
+    maxEach[r] = simd::ReduceMax(simd::Load(rows + simd::kLanes * r));
+  }
+}
+
 }  // namespace ACLNN_ISA_NS
 }  // namespace aclnn_portable

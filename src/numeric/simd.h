@@ -5,9 +5,10 @@
 //
 // Determinism contract: every operation is the same IEEE operation per lane on every ISA
 // (MulAdd is a fused multiply-add everywhere; Max/Min return b when either input is NaN);
-// ReduceSum/ReduceMax use one fixed pairwise tree; conversions are bit-exact (half.h). A kernel
-// that fixes its accumulation order in terms of lanes therefore writes identical bits on every
-// ISA and, given a fixed task decomposition, for every thread count.
+// ReduceSum/ReduceMax use one fixed pairwise tree (ReduceSumRows16/ReduceMaxRows16: the same
+// tree for 16 rows at once); conversions are bit-exact (half.h). A kernel that fixes its
+// accumulation order in terms of lanes therefore writes identical bits on every ISA and, given a
+// fixed task decomposition, for every thread count.
 #pragma once
 
 #if !defined(ACLNN_ISA_NS)

@@ -92,6 +92,18 @@ inline float ReduceMax(Vf a) {
   for (int i = 0; i < 4; ++i) s4[i] = MaxLane(s8[i], s8[i + 4]);
   return MaxLane(MaxLane(s4[0], s4[2]), MaxLane(s4[1], s4[3]));
 }
+// Lane r: ReduceSum / ReduceMax of the 16 floats at rows + 16 r (16 reductions side by side
+// on the vector ISAs, the same bits).
+__attribute__((always_inline)) inline Vf ReduceSumRows16(const float* rows) {
+  Vf r;
+  ACLNN_FOR_LANES r.v[i] = ReduceSum(Load(rows + 16 * i));
+  return r;
+}
+__attribute__((always_inline)) inline Vf ReduceMaxRows16(const float* rows) {
+  Vf r;
+  ACLNN_FOR_LANES r.v[i] = ReduceMax(Load(rows + 16 * i));
+  return r;
+}
 
 inline void StreamFence() {}
 inline void StreamCopy(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }

@@ -145,10 +145,11 @@ struct SplitSum {
   }
 };
 
-// The maximum of a chunk, vector j to accumulator j % 4, tails padded with -inf. kStage: xs
-// receives the chunk widened to fp32, its tail vector padded with -inf (roundup(n, 16) floats).
+// The maximum of a chunk, vector j to accumulator j % 4, tails padded with -inf, before the
+// ReduceMax of the folded accumulators. kStage: xs receives the chunk widened to fp32, its tail
+// vector padded with -inf (roundup(n, 16) floats).
 template <bool kStage, typename In>
-float ChunkMaxT(const In& x, int64_t n, float* xs) {
+__attribute__((always_inline)) inline Vf ChunkMaxV(const In& x, int64_t n, float* xs) {
   const int64_t nv = n / kL;
   const int tail = static_cast<int>(n % kL);
   Vf mx[4] = {simd::Set(-kInf), simd::Set(-kInf), simd::Set(-kInf), simd::Set(-kInf)};
@@ -170,10 +171,18 @@ float ChunkMaxT(const In& x, int64_t n, float* xs) {
     if constexpr (kStage) simd::Store(xs + kL * nv, v);
     UpdateAt(mx, nv, [&](Vf a) { return simd::Max(a, v); });
   }
-  return simd::ReduceMax(simd::Max(simd::Max(mx[0], mx[1]), simd::Max(mx[2], mx[3])));
+  return simd::Max(simd::Max(mx[0], mx[1]), simd::Max(mx[2], mx[3]));
 }
+template <bool kStage, typename In>
+float ChunkMaxT(const In& x, int64_t n, float* xs) { return simd::ReduceMax(ChunkMaxV<kStage>(x, n, xs)); }
 template <typename In>
 float ChunkMax(const In& x, int64_t n) { return ChunkMaxT<false>(x, n, nullptr); }
+
+// The two halves of a split sum of exp values, each folded over its accumulators, before their
+// ReduceSum.
+struct ExpSums {
+  Vf k, t;
+};
 
 // Max and sum of exp(x - max) over one chunk of n <= kSceChunk classes. Vector j of the chunk
 // goes to sum accumulator j % 2 (ChunkMax: j % 4), tails are padded with -inf. kStore: es
@@ -192,13 +201,15 @@ float ChunkMax(const In& x, int64_t n) { return ChunkMaxT<false>(x, n, nullptr);
 // exp and the exp waits for memory in the next pass (measured on AVX-512 Zen 4, 2 threads:
 // fp32 [4096,1000] / [65536,1000] / [1024,32000] / [64,131072] 0.68 / 0.82 / 0.77 / 0.82x the
 // time, bf16 SplitR 0.83-0.86x; 16-bit FullLoad, compute-bound at its in-cache rate, unchanged).
+//
+// ChunkExpSumsT is the exp pass alone, given the chunk maximum m (16-bit rows: zs staged by
+// ChunkMaxV<true>); it returns the split sum before its ReduceSum.
 template <bool kStore, bool kNext, bool kZ, typename In>
-ChunkStat ChunkStatsT(const In x, int64_t n, float* es, const char* next, float* zs) {
+__attribute__((always_inline)) inline ExpSums ChunkExpSumsT(const In x, int64_t n, float m, float* es, const char* next, float* zs) {
   constexpr int64_t kElemBytes = sizeof(*x.p);
   const int64_t nv = n / kL;
   const int tail = static_cast<int>(n % kL);
   constexpr bool kWide = In::kWidenOnce;
-  const float m = ChunkMaxT<kWide>(x, n, zs);
   auto xAt = [&](int64_t i) {
     if constexpr (kWide) return simd::Load(zs + i);
     else return x.At(i);
@@ -207,7 +218,7 @@ ChunkStat ChunkStatsT(const In x, int64_t n, float* es, const char* next, float*
   const Vf M = simd::Set(ChunkExpRef(m));
   SplitSum sa[2];  // vector j -> accumulator j % 2 (two pairs keep AVX2's 16 registers free)
   // Vectors jj .. jj + kU - 1 into acc[0 .. kU - 1], their exps side by side (see kExpBatch).
-  auto steps = [&](auto batch, int64_t jj, SplitSum* acc) {
+  auto steps = [&](auto batch, int64_t jj, SplitSum* acc) __attribute__((always_inline)) {
     constexpr int kU = decltype(batch)::value;
     Vf z[kU], e[kU];
     for (int u = 0; u < kU; ++u) {
@@ -242,8 +253,14 @@ ChunkStat ChunkStatsT(const In x, int64_t n, float* es, const char* next, float*
     if (nv & 1) sa[1].Add(e);
     else sa[0].Add(e);
   }
-  const float k = simd::ReduceSum(simd::Add(sa[0].k, sa[1].k));
-  const float t = simd::ReduceSum(simd::Add(sa[0].t, sa[1].t));
+  return {simd::Add(sa[0].k, sa[1].k), simd::Add(sa[0].t, sa[1].t)};
+}
+template <bool kStore, bool kNext, bool kZ, typename In>
+ChunkStat ChunkStatsT(const In x, int64_t n, float* es, const char* next, float* zs) {
+  const float m = ChunkMaxT<In::kWidenOnce>(x, n, zs);
+  const ExpSums sums = ChunkExpSumsT<kStore, kNext, kZ>(x, n, m, es, next, zs);
+  const float k = simd::ReduceSum(sums.k);
+  const float t = simd::ReduceSum(sums.t);
   return {m, static_cast<double>(k) + static_cast<double>(t), k, t};
 }
 
@@ -259,7 +276,9 @@ ChunkStat ChunkStats(const In& x, int64_t n, float* es, float* zs, bool keepZ, c
 
 // Writes backprop = e * scale - y over one chunk and returns its loss part
 // sum y * (L - (x - m)) (fused multiply-adds into 4 accumulators) (per element, so 0 * inf is NaN as in TensorFlow);
-// kZ (FullLoad): sum y * (x - m) instead, and *ySum = sum y (vector j to accumulator j % 2). e = exp(x - mExp): read
+// kZ (FullLoad): sum y * (x - m) instead, and *ySum = sum y (vector j to accumulator j % 2).
+// kParts (FullLoadRowBlocks, with kZ): the two sums are stored in lossPart and yPart before their
+// ReduceSum, each folded over its accumulators (16 floats), and the function returns 0. e = exp(x - mExp): read
 // from es (kLoad: the values ChunkStats stored for this chunk) or recomputed with the same
 // operations, so both give the same bits. FullLoad: mExp = m, scale = 1 / s. SplitR:
 // mExp = the chunk's own reference (ChunkExpRef), scale = SceChunkScale.
@@ -276,9 +295,9 @@ ChunkStat ChunkStats(const In& x, int64_t n, float* es, float* zs, bool keepZ, c
 // (at 64-byte boundaries of dst) with StreamCopy. Measured on AVX-512 Zen 4, 2 threads: SplitR
 // 0.87-0.96x the time in pieces; FullLoad rows of 1000 classes 2-16 % slower (four copies per
 // row instead of one), so FullLoad copies once.
-template <bool kLoad, bool kStream, bool kPieces, bool kZ, typename T, typename InX, typename InY>
+template <bool kLoad, bool kStream, bool kPieces, bool kZ, bool kParts, typename T, typename InX, typename InY>
 float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, simd::LineStream* lines, int64_t n, float m, float L,
-                  float scale, const float* es, float mExp, const float* zs, float* ySum) {
+                  float scale, const float* es, float mExp, const float* zs, float* ySum, float* lossPart, float* yPart) {
   int64_t copied = 0;  // kStream: elements of the stage already handed on
   auto flush = [&](int64_t upto) {  // hands on [copied, upto) (StreamCopy: to a 64-byte boundary of dst)
     if constexpr (kStream) {
@@ -361,6 +380,11 @@ float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, simd::LineStream* lin
     }
   }
   flush(n);
+  if constexpr (kParts) {
+    simd::Store(lossPart, Fold4(la[0], la[1], la[2], la[3]));
+    simd::Store(yPart, simd::Add(ya[0], ya[1]));
+    return 0.0f;
+  }
   if constexpr (kZ) *ySum = simd::ReduceSum(simd::Add(ya[0], ya[1]));
   return simd::ReduceSum(Fold4(la[0], la[1], la[2], la[3]));
 }
@@ -383,14 +407,28 @@ float ChunkApply(const InX& x, const InY& y, const BpOut<T>& out, T* bp, int64_t
   T* const none = nullptr;
   T* const stage = out.lines ? out.lines->Next(bp) : out.stage;  // used when streaming
   if (zs) {  // FullLoad
-    return out.stream ? ChunkApplyT<true, true, kPieces, true>(x, y, stage, bp, out.lines, n, m, L, scale, es, mExp, zs, ySum)
-                      : ChunkApplyT<true, false, false, true>(x, y, bp, none, nullptr, n, m, L, scale, es, mExp, zs, ySum);
+    return out.stream ? ChunkApplyT<true, true, kPieces, true, false>(x, y, stage, bp, out.lines, n, m, L, scale, es, mExp, zs, ySum, nullptr, nullptr)
+                      : ChunkApplyT<true, false, false, true, false>(x, y, bp, none, nullptr, n, m, L, scale, es, mExp, zs, ySum, nullptr, nullptr);
   }
   if (out.stream)
-    return es ? ChunkApplyT<true, true, kPieces, false>(x, y, stage, bp, out.lines, n, m, L, scale, es, mExp, nullptr, nullptr)
-              : ChunkApplyT<false, true, kPieces, false>(x, y, stage, bp, out.lines, n, m, L, scale, nullptr, mExp, nullptr, nullptr);
-  return es ? ChunkApplyT<true, false, false, false>(x, y, bp, none, nullptr, n, m, L, scale, es, mExp, nullptr, nullptr)
-            : ChunkApplyT<false, false, false, false>(x, y, bp, none, nullptr, n, m, L, scale, nullptr, mExp, nullptr, nullptr);
+    return es ? ChunkApplyT<true, true, kPieces, false, false>(x, y, stage, bp, out.lines, n, m, L, scale, es, mExp, nullptr, nullptr, nullptr, nullptr)
+              : ChunkApplyT<false, true, kPieces, false, false>(x, y, stage, bp, out.lines, n, m, L, scale, nullptr, mExp, nullptr, nullptr, nullptr, nullptr);
+  return es ? ChunkApplyT<true, false, false, false, false>(x, y, bp, none, nullptr, n, m, L, scale, es, mExp, nullptr, nullptr, nullptr, nullptr)
+            : ChunkApplyT<false, false, false, false, false>(x, y, bp, none, nullptr, n, m, L, scale, nullptr, mExp, nullptr, nullptr, nullptr, nullptr);
+}
+
+// FullLoadRowBlocks' apply pass: ChunkApply's FullLoad case with kParts (a function of its own:
+// another call site of ChunkApply changed what GCC inlines into FullLoadRows on AVX2).
+template <typename T, typename InX, typename InY>
+void ChunkApplyParts(const InX& x, const InY& y, const BpOut<T>& out, T* bp, int64_t n, float m, float scale,
+                     const float* es, const float* zs, float* lossPart, float* yPart) {
+  if (out.stream) {
+    T* const stage = out.lines ? out.lines->Next(bp) : out.stage;
+    ChunkApplyT<true, true, false, true, true>(x, y, stage, bp, out.lines, n, m, 0.0f, scale, es, m, zs, nullptr, lossPart, yPart);
+  } else {
+    ChunkApplyT<true, false, false, true, true>(x, y, bp, static_cast<T*>(nullptr), nullptr, n, m, 0.0f, scale, es, m, zs,
+                                                nullptr, lossPart, yPart);
+  }
 }
 
 // How a kernel's backprop leaves: plain stores, or streamed through `stage` (as `lines` when
@@ -408,6 +446,83 @@ void EndStream(const BpOut<T>& out) {
 
 inline int64_t ChunkLen(const SceTiling& t, int64_t c) {
   return c == t.rLoopTime - 1 ? t.rLoopTile : kSceChunk;
+}
+
+// FullLoad rows of up to RowBlockMaxC classes, 16 at a time, each pass over the 16 rows before
+// the next: the same operations per row as FullLoadRows (so the same bits), but the five
+// reductions of a row (max, the two halves of the exp sum, the two loss sums) are done for 16
+// rows side by side (simd::ReduceSumRows16 / ReduceMaxRows16), and so are the scalar steps
+// between the passes. One row at a time, a short row is a chain of dependent reductions and
+// scalar steps. Measured on the Intel Xeon guest (AVX-512), both libraries alternating in one
+// process, against single rows: 1 thread, ~65536 elements (in L2), fp32 C = 64 / 80 / 100
+// 0.65-0.70 / 0.72 / 0.77-0.86x the time; 2 threads [16384, C] (in the last-level cache, which
+// bounds fp32 there), fp32 C = 64 / 72 / 80 0.90-0.94 / 0.96 / 0.95x, bf16 C = 128 0.81x, fp16
+// C = 112 / 128 0.78 / 0.82x. The blocks keep 16 rows' x, y, exp and stage in L1, 16 x C x (8 + 3
+// x element bytes): fp32 rows of 96-128 classes took 1.0-1.17x the single rows' time (40 KiB at
+// C = 128; only in L2 was C = 100 faster, 0.77-0.86x), so fp32 stops at 80 classes; 16-bit
+// rows, more compute per byte, gain up to 128.
+constexpr int64_t kRowBlockStageC = 128;  // the stages hold 16 rows of this many classes
+template <typename T>
+constexpr int64_t RowBlockMaxC() { return sizeof(T) == 4 ? 80 : kRowBlockStageC; }
+template <typename T, bool kXS, bool kYS>
+ACLNN_SCE_FLATTEN void FullLoadRowBlocks(const SceKernelArgs& k, int64_t a0, int64_t a1) {
+  const SceTiling& t = k.tiling;
+  const int64_t R = t.R;
+  const int64_t Rp = (R + kL - 1) / kL * kL;  // a row's stride in es and zs
+  constexpr bool kWide = RowIn<T, kXS>::kWidenOnce;
+  alignas(64) float es[kL * kRowBlockStageC];
+  alignas(64) float zs[kL * kRowBlockStageC];  // 16-bit x widened once, then x - max
+  alignas(64) T stage[kRowBlockStageC + simd::LineStream::kSlack / sizeof(T)];  // a row + LineStream's carry
+  // Per row of the block: a folded partial vector, 16 floats. Rows past a short last block keep
+  // earlier values (zeros at first), which only reach lanes that are not used.
+  alignas(64) float part[kL * kL] = {}, part2[kL * kL] = {};
+  alignas(64) float m[kL], ks[kL], ts[kL], ps[kL], pr[kL], pl[kL], py[kL], pyz[kL], scale[kL], rowM[kL];
+  const T* xb = static_cast<const T*>(k.x);
+  const T* yb = static_cast<const T*>(k.y);
+  T* bpb = static_cast<T*>(k.bp);
+  T* lb = static_cast<T*>(k.loss);
+  simd::LineStream lines(stage);  // streamed rows adjacent in memory go out as one run
+  const BpOut<T> out = BackpropOut(t, stage, &lines, bpb);
+  for (int64_t b = a0; b < a1; b += kL) {
+    const int nb = static_cast<int>(std::min<int64_t>(kL, a1 - b));
+    auto xRow = [&](int r) { return RowIn<T, kXS>(xb + (b + r) * k.xRowStride); };
+    for (int r = 0; r < nb; ++r) simd::Store(part + kL * r, ChunkMaxV<kWide>(xRow(r), R, zs + r * Rp));
+    simd::Store(m, simd::ReduceMaxRows16(part));
+    for (int r = 0; r < nb; ++r) {
+      // The row the stats pass 16 rows on reads (none for broadcast features).
+      const T* next = !kXS && b + r + kL < a1 ? xb + (b + r + kL) * k.xRowStride : nullptr;
+      const ExpSums sums = next ? ChunkExpSumsT<true, true, true>(xRow(r), R, m[r], es + r * Rp,
+                                                                  reinterpret_cast<const char*>(next), zs + r * Rp)
+                                : ChunkExpSumsT<true, false, true>(xRow(r), R, m[r], es + r * Rp, nullptr, zs + r * Rp);
+      simd::Store(part + kL * r, sums.k);
+      simd::Store(part2 + kL * r, sums.t);
+    }
+    simd::Store(ks, simd::ReduceSumRows16(part));
+    simd::Store(ts, simd::ReduceSumRows16(part2));
+    for (int r = 0; r < kL; ++r) {  // rows past nb: s = 1, r = 0 for LanesLog
+      const SceOnline row = SceOnline::One(m[r], static_cast<double>(ks[r]) + static_cast<double>(ts[r]));
+      const float sf = static_cast<float>(row.S);
+      const bool in = r < nb;
+      ps[r] = in ? sf : 1.0f;
+      pr[r] = in ? static_cast<float>(row.S - static_cast<double>(sf)) : 0.0f;
+      scale[r] = 1.0f / sf;
+      rowM[r] = row.m;
+    }
+    for (int r = 0; r < nb; ++r) {
+      ChunkApplyParts(xRow(r), RowIn<T, kYS>(yb + (b + r) * k.yRowStride), out, bpb + (b + r) * k.bpRowStride, R,
+                      rowM[r], scale[r], es + r * Rp, zs + r * Rp, part + kL * r, part2 + kL * r);
+    }
+    simd::Store(pyz, simd::ReduceSumRows16(part));
+    simd::Store(py, simd::ReduceSumRows16(part2));
+    Vf inv, L;
+    LanesLog(simd::Load(ps), simd::Load(pr), &inv, &L);
+    simd::Store(pl, L);
+    for (int r = 0; r < nb; ++r) {
+      const double loss = static_cast<double>(pl[r]) * static_cast<double>(py[r]) - static_cast<double>(pyz[r]);
+      lb[(b + r) * k.lossStride] = FromFloat<T>(static_cast<float>(loss));
+    }
+  }
+  EndStream(out);
 }
 
 // FullLoad (R <= kSceChunk): each row stays in L1 between its passes.
@@ -431,6 +546,7 @@ template <typename T, bool kXS, bool kYS>
 ACLNN_SCE_FLATTEN void FullLoadRows(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   const SceTiling& t = k.tiling;
   const int64_t R = t.R;
+  if (R <= RowBlockMaxC<T>()) return FullLoadRowBlocks<T, kXS, kYS>(k, a0, a1);
   alignas(64) float es[kSceChunk];
   alignas(64) float zs[kSceChunk];  // 16-bit x widened once, then x - max (ChunkStatsT)
   alignas(64) T stage[kSceChunk + simd::LineStream::kSlack / sizeof(T)];  // a row + LineStream's carry

@@ -6,9 +6,8 @@
 //   R == 0          kZeroClasses: loss = 0 (the empty sum), backprop empty
 //   R == 1          kOneClass:    loss = y*(0 - z), backprop = (1 + z) - y with z = x - x
 //                                 (exactly 0 and 1 - y for finite x; NaN for inf/NaN as in TF)
-//   2 <= R <= 16,   kPackedRows:  16 rows transposed into the 16 lanes, classes walked in order
-//   or short rows                 (ScePackedTakes: fp32 R <= 48 or < 64 and not a multiple of 16,
-//                                 fp16 / bf16 R <= 96 or < 128 and not a multiple of 16)
+//   2 <= R <= 63,   kPackedRows:  16 rows transposed into the 16 lanes, classes walked in order
+//   16-bit R <= 95                (ScePackedTakes)
 //   larger R        kRows:        chunks of kSceChunk classes; one chunk = FullLoad (3 passes
 //                                 from L1), more = SplitR (online (max, sum) per chunk, combined
 //                                 in chunk order in double, then one apply pass)
@@ -33,20 +32,24 @@ constexpr int64_t kSceChunk = 4096;
 // recomputes the exp (same bits, one more exp per element).
 constexpr int64_t kSceExpScratchMaxR = int64_t{1} << 22;
 constexpr int64_t kSceExpScratchMaxChunks = kSceExpScratchMaxR / kSceChunk;
-// The packed small-C path takes C <= 16 (one copy per C), and larger C (one copy for all of
-// them) while a row is at most kScePackedMaxRowBytes (fp32 C <= 48, fp16 / bf16 C <= 96), or
-// shorter than kScePackedOddRowBytes with C not a multiple of 16 (fp32 C < 64, 16-bit C < 128).
-// Measured on AVX-512 Zen 4, 2 threads, against kRows: [16384, 49..60] fp32 0.47-0.77x the
-// time, beyond the caches [131072, 49..60] 0.63-0.86x, [131072, 104 / 120] bf16 0.86x; but
-// kRows is faster when C is a multiple of 16 (no partial vector per row): [131072, 64] fp32
-// (packed 1.24x), [131072, 112 / 128] bf16 (1.04x / 1.24x), [16384, 112] bf16 (1.08x).
-constexpr int64_t kScePackedMaxRowBytes = 192;
-constexpr int64_t kScePackedOddRowBytes = 256;
-// Largest class count of the packed path (16-bit, C = 127): its scratch holds this many.
-constexpr int64_t kScePackedMaxC = (kScePackedOddRowBytes - 1) / 2;
+// The packed small-C path takes C <= 16 (one copy per C) and larger C (one copy for all of
+// them, C read at run time) up to 63 classes (fp32) / 95 (fp16, bf16); kRows takes longer rows,
+// and its FullLoad rows of up to 80 (fp32) / 128 (16-bit) classes go 16 at a time
+// (FullLoadRowBlocks: the reductions of 16 rows side by side). Measured on the Intel Xeon guest,
+// 1 thread, ~65536 elements, both libraries alternating in one process, row blocks against
+// packed, AVX-512: C = 17-60 packed is faster (blocks 1.09-2.6x the time, fp32 and bf16), C =
+// 63 1.05x (16-bit), bf16 C = 64 / 72 / 80 / 88 0.88 / 0.95-0.99 / 0.84 / 1.09x, C = 96 / 104 /
+// 120 / 127 0.72 / 0.86 / 0.83 / 0.74x (fp16 C = 96 / 120 / 127 0.71 / 0.80 / 0.54x); the AVX2
+// tier on the same core: bf16 C = 64 / 72 / 88 1.12 / 1.15 / 1.07x, C = 96 / 104 / 120 / 127
+// 0.89 / 1.02 / 0.97 / 0.92x. So 16-bit rows of 64-95 classes stay packed. (Before the row
+// blocks the packed path also took 16-bit rows of up to 127 classes not a multiple of 16,
+// measured against single rows on AVX-512 Zen 4.)
+constexpr int64_t kScePackedMaxC32 = 63;
+constexpr int64_t kScePackedMaxC16 = 95;
+// Largest class count of the packed path: its scratch holds this many.
+constexpr int64_t kScePackedMaxC = kScePackedMaxC16;
 inline bool ScePackedTakes(int64_t C, int64_t dtypeBytes) {
-  return C <= 16 || C * dtypeBytes <= kScePackedMaxRowBytes ||
-         (C * dtypeBytes < kScePackedOddRowBytes && C % 16 != 0);
+  return C <= (dtypeBytes == 4 ? kScePackedMaxC32 : kScePackedMaxC16);
 }
 // A core is only used when it gets at least this many elements: waking a worker costs more
 // than computing a small problem (the CANN sample [16, 4] runs on the caller alone).
