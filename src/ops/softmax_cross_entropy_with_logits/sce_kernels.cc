@@ -448,6 +448,23 @@ inline int64_t ChunkLen(const SceTiling& t, int64_t c) {
   return c == t.rLoopTime - 1 ? t.rLoopTile : kSceChunk;
 }
 
+// The losses of n <= 16 FullLoad rows, row i's to lb[i * lossStride]: L = log(s + r) for the 16
+// lanes with one vector log (LanesLog; lanes from n on are set to s = 1, r = 0), then
+// L * sum y - sum y * z in double (see FullLoadRows).
+template <typename T>
+__attribute__((always_inline)) inline void StoreRowLosses(float* ps, float* pr, const float* py, const float* pyz,
+                                                          int n, T* lb, int64_t lossStride) {
+  for (int i = n; i < kL; ++i) ps[i] = 1.0f, pr[i] = 0.0f;
+  Vf inv, L;
+  LanesLog(simd::Load(ps), simd::Load(pr), &inv, &L);
+  alignas(64) float pl[kL];
+  simd::Store(pl, L);
+  for (int i = 0; i < n; ++i) {
+    const double loss = static_cast<double>(pl[i]) * static_cast<double>(py[i]) - static_cast<double>(pyz[i]);
+    lb[i * lossStride] = FromFloat<T>(static_cast<float>(loss));
+  }
+}
+
 // FullLoad rows of up to RowBlockMaxC classes, 16 at a time, each pass over the 16 rows before
 // the next: the same operations per row as FullLoadRows (so the same bits), but the five
 // reductions of a row (max, the two halves of the exp sum, the two loss sums) are done for 16
@@ -476,7 +493,7 @@ ACLNN_SCE_FLATTEN void FullLoadRowBlocks(const SceKernelArgs& k, int64_t a0, int
   // Per row of the block: a folded partial vector, 16 floats. Rows past a short last block keep
   // earlier values (zeros at first), which only reach lanes that are not used.
   alignas(64) float part[kL * kL] = {}, part2[kL * kL] = {};
-  alignas(64) float m[kL], ks[kL], ts[kL], ps[kL], pr[kL], pl[kL], py[kL], pyz[kL], scale[kL], rowM[kL];
+  alignas(64) float m[kL], ks[kL], ts[kL], ps[kL], pr[kL], py[kL], pyz[kL], scale[kL], rowM[kL];
   const T* xb = static_cast<const T*>(k.x);
   const T* yb = static_cast<const T*>(k.y);
   T* bpb = static_cast<T*>(k.bp);
@@ -499,12 +516,11 @@ ACLNN_SCE_FLATTEN void FullLoadRowBlocks(const SceKernelArgs& k, int64_t a0, int
     }
     simd::Store(ks, simd::ReduceSumRows16(part));
     simd::Store(ts, simd::ReduceSumRows16(part2));
-    for (int r = 0; r < kL; ++r) {  // rows past nb: s = 1, r = 0 for LanesLog
+    for (int r = 0; r < nb; ++r) {
       const SceOnline row = SceOnline::One(m[r], static_cast<double>(ks[r]) + static_cast<double>(ts[r]));
       const float sf = static_cast<float>(row.S);
-      const bool in = r < nb;
-      ps[r] = in ? sf : 1.0f;
-      pr[r] = in ? static_cast<float>(row.S - static_cast<double>(sf)) : 0.0f;
+      ps[r] = sf;
+      pr[r] = static_cast<float>(row.S - static_cast<double>(sf));
       scale[r] = 1.0f / sf;
       rowM[r] = row.m;
     }
@@ -514,13 +530,7 @@ ACLNN_SCE_FLATTEN void FullLoadRowBlocks(const SceKernelArgs& k, int64_t a0, int
     }
     simd::Store(pyz, simd::ReduceSumRows16(part));
     simd::Store(py, simd::ReduceSumRows16(part2));
-    Vf inv, L;
-    LanesLog(simd::Load(ps), simd::Load(pr), &inv, &L);
-    simd::Store(pl, L);
-    for (int r = 0; r < nb; ++r) {
-      const double loss = static_cast<double>(pl[r]) * static_cast<double>(py[r]) - static_cast<double>(pyz[r]);
-      lb[(b + r) * k.lossStride] = FromFloat<T>(static_cast<float>(loss));
-    }
+    StoreRowLosses(ps, pr, py, pyz, nb, lb + b * k.lossStride, k.lossStride);
   }
   EndStream(out);
 }
@@ -558,17 +568,10 @@ ACLNN_SCE_FLATTEN void FullLoadRows(const SceKernelArgs& k, int64_t a0, int64_t 
   simd::LineStream lines(stage);
   const BpOut<T> out = BackpropOut(t, stage, &lines, bpb);
   // Up to 16 rows' loss parts, waiting for their L.
-  alignas(64) float ps[kL], pr[kL], pl[kL], py[kL], pyz[kL];
+  alignas(64) float ps[kL], pr[kL], py[kL], pyz[kL];
   int pending = 0;
   auto flushLosses = [&](int64_t aEnd) {  // rows [aEnd - pending, aEnd)
-    for (int i = pending; i < kL; ++i) ps[i] = 1.0f, pr[i] = 0.0f;
-    Vf inv, L;
-    LanesLog(simd::Load(ps), simd::Load(pr), &inv, &L);
-    simd::Store(pl, L);
-    for (int i = 0; i < pending; ++i) {
-      const double loss = static_cast<double>(pl[i]) * static_cast<double>(py[i]) - static_cast<double>(pyz[i]);
-      lb[(aEnd - pending + i) * k.lossStride] = FromFloat<T>(static_cast<float>(loss));
-    }
+    StoreRowLosses(ps, pr, py, pyz, pending, lb + (aEnd - pending) * k.lossStride, k.lossStride);
     pending = 0;
   };
   for (int64_t a = a0; a < a1; ++a) {
