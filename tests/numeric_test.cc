@@ -178,6 +178,81 @@ TEST(Simd, ExpNonPositiveIsExpOnNonPositiveInputsAndBranchesAgree) {
   }
 }
 
+// ExpNormalRange (no clamp, no subnormal check) is ExpNonPositive bit for bit on its whole range
+// [kExpNormalRangeMin, 0] = [-86.5, 0]: every float there, on every ISA, plus -0 and NaN
+// (NaN in, NaN out). InExpNormalRange accepts x - ref >= -86.5 in every lane and nothing else:
+// not one float below, not -inf, not NaN.
+TEST(Simd, ExpNormalRangeIsExpNonPositiveOnEveryFloatOfItsRange) {
+  const uint32_t lo = FloatBits(-86.5f), hi = FloatBits(-0.0f);  // negative floats: bits fall as values rise
+  const size_t kBlock = 1 << 20;
+  std::vector<float> x(kBlock), a(kBlock), b(kBlock);
+  for (Isa isa : aclnn_test::SupportedIsas()) {
+    // The portable build is ~50x slower per value: every 61st float there (a prime stride).
+    const uint32_t step = isa == Isa::kScalar ? 61 : 1;
+    for (uint64_t start = hi; start <= lo; start += uint64_t{kBlock} * step) {
+      size_t n = 0;
+      for (uint64_t bits = start; bits <= lo && n < kBlock; bits += step) x[n++] = BitsToFloat(static_cast<uint32_t>(bits));
+      ProbeExpNonPositive(isa, x.data(), a.data(), n);
+      ProbeExpNormalRange(isa, x.data(), b.data(), n);
+      for (size_t i = 0; i < n; ++i)
+        if (FloatBits(a[i]) != FloatBits(b[i]))
+          FAIL() << IsaName(isa) << " x=" << x[i] << " ExpNonPositive " << a[i] << " ExpNormalRange " << b[i];
+    }
+    float nan_in[16], nan_out[16];
+    for (int i = 0; i < 16; ++i) nan_in[i] = i == 5 ? NAN : -2.0f;
+    ProbeExpNormalRange(isa, nan_in, nan_out, 16);
+    EXPECT_TRUE(std::isnan(nan_out[5])) << IsaName(isa);
+
+    float v[16];
+    auto inRange = [&](float lane7, float ref) {
+      for (int i = 0; i < 16; ++i) v[i] = ref - 1.0f;
+      v[7] = lane7;
+      return ProbeInExpNormalRange(isa, v, ref);
+    };
+    EXPECT_TRUE(inRange(-86.5f, 0.0f)) << IsaName(isa);
+    EXPECT_FALSE(inRange(std::nextafter(-86.5f, -1e9f), 0.0f)) << IsaName(isa);
+    EXPECT_TRUE(inRange(-76.5f, 10.0f)) << IsaName(isa);
+    EXPECT_FALSE(inRange(-77.0f, 10.0f)) << IsaName(isa);
+    EXPECT_FALSE(inRange(-INFINITY, 0.0f)) << IsaName(isa);
+    EXPECT_FALSE(inRange(NAN, 0.0f)) << IsaName(isa);
+    EXPECT_FALSE(inRange(1.0f, INFINITY)) << IsaName(isa);
+    EXPECT_FALSE(inRange(-INFINITY, -INFINITY)) << IsaName(isa);
+  }
+}
+
+// SplitAdd: k += round(e), t += e - round(e) per lane (0.5 rounds to 0), for e in [0, 1]: the
+// same sums as that written out in fp32 here, on every ISA (AVX-512 forms it with masks), around
+// the 0.5 tie and at the ends; a NaN e makes t NaN.
+TEST(Simd, SplitAddIsTheRoundSplitOnEveryIsa) {
+  const size_t kVectors = 4096;
+  std::vector<float> e(16 * kVectors);
+  aclnn_test::Rng rng(12);
+  const float special[] = {0.0f, 1.0f, 0.5f, std::nextafter(0.5f, 1.0f), std::nextafter(0.5f, 0.0f),
+                           std::nextafter(1.0f, 0.0f), 1e-30f, 1e-45f};
+  for (size_t i = 0; i < e.size(); ++i)
+    e[i] = i % 5 == 0 ? special[(i / 5) % 8] : static_cast<float>(rng.Uniform(0.0, 1.0));
+  float wantK[16] = {}, wantT[16] = {};
+  for (size_t i = 0; i < e.size(); ++i) {
+    const float r = std::nearbyint(e[i]);
+    wantK[i % 16] += r;
+    wantT[i % 16] += e[i] - r;
+  }
+  for (Isa isa : aclnn_test::SupportedIsas()) {
+    float k[16], t[16];
+    ProbeSplitAdd(isa, e.data(), kVectors, k, t);
+    for (int l = 0; l < 16; ++l) {
+      EXPECT_EQ(FloatBits(k[l]), FloatBits(wantK[l])) << IsaName(isa) << " lane " << l;
+      EXPECT_EQ(FloatBits(t[l]), FloatBits(wantT[l])) << IsaName(isa) << " lane " << l;
+    }
+    float en[16];
+    for (int l = 0; l < 16; ++l) en[l] = l == 9 ? NAN : 0.75f;
+    ProbeSplitAdd(isa, en, 1, k, t);
+    EXPECT_TRUE(std::isnan(t[9])) << IsaName(isa);
+    EXPECT_EQ(k[0], 1.0f);
+    EXPECT_EQ(t[0], -0.25f);
+  }
+}
+
 // The scale by 2^n is one instruction on AVX-512 (vscalefps) for normal results; elsewhere an
 // exponent-field add; for subnormal results a fused multiply-add onto the subnormal grid (AVX2,
 // AVX-512) or two multiplies (scalar): the same bits where results are subnormal (one rounding)

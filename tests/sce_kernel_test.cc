@@ -550,6 +550,22 @@ TEST(SceDeterminism, FarBelowMaxLogitsGiveSameBitsOnEveryIsa) {
       -140, 10, {1, 2});
 }
 
+// Logits spread over [-86.7, 0]: rows whose x - max stays above simd::kExpNormalRangeMin (-86.5)
+// take the exp without the clamp and subnormal check on the vector ISAs, the others (and rows
+// with results near the subnormal edge, 2^-126 = e^-87.3) the full exp; the portable build takes
+// the full exp always. Short rows (lane path), row blocks, FullLoad rows and SplitR chunks.
+TEST(SceDeterminism, RowsAtTheExpNormalRangeEdgeGiveSameBitsOnEveryIsa) {
+  ExpectSameBitsForThreadsAndIsas(
+      {
+          {ACL_FLOAT, {1000, 7}, {1000, 7}, false},   {ACL_FLOAT, {1000, 24}, {1000, 24}, false},
+          {ACL_FLOAT, {300, 64}, {300, 64}, false},   {ACL_BF16, {300, 100}, {300, 100}, false},
+          {ACL_FLOAT16, {300, 128}, {300, 128}, false}, {ACL_FLOAT, {300, 200}, {300, 200}, false},
+          {ACL_BF16, {64, 1000}, {64, 1000}, false},   {ACL_FLOAT, {3, 20000}, {3, 20000}, false},
+          {ACL_FLOAT, {2, 19, 7, 9}, {2, 19, 7, 9}, true},
+      },
+      -86.7, 0, {1, 2});
+}
+
 // Confident, correct predictions: s = 1 + tiny, the loss is about the tiny part. The loss must
 // keep its relative precision (a plain float sum next to 1 loses it).
 TEST(ScePrecision, ConfidentPredictionsKeepRelativeLossPrecision) {

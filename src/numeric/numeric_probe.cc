@@ -6,6 +6,9 @@ namespace aclnn_portable {
 
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeExp(const float*, float*, size_t))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeExpNonPositive(const float*, float*, size_t))
+ACLNN_DECLARE_FOR_EACH_ISA(void ProbeExpNormalRange(const float*, float*, size_t))
+ACLNN_DECLARE_FOR_EACH_ISA(bool ProbeInExpNormalRange(const float*, float))
+ACLNN_DECLARE_FOR_EACH_ISA(void ProbeSplitAdd(const float*, size_t, float*, float*))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeToHalf(const float*, uint16_t*, size_t))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeToBf16(const float*, uint16_t*, size_t, int))
 ACLNN_DECLARE_FOR_EACH_ISA(void ProbeLog(const float*, float*, size_t))
@@ -20,6 +23,11 @@ ACLNN_DECLARE_FOR_EACH_ISA(void ProbeReduceRows(const float*, float*, float*, fl
 void ProbeExp(Isa isa, const float* x, float* y, size_t n) { ACLNN_PROBE_PICK(isa, ProbeExp)(x, y, n); }
 void ProbeExpNonPositive(Isa isa, const float* x, float* y, size_t n) {
   ACLNN_PROBE_PICK(isa, ProbeExpNonPositive)(x, y, n);
+}
+void ProbeExpNormalRange(Isa isa, const float* x, float* y, size_t n) { ACLNN_PROBE_PICK(isa, ProbeExpNormalRange)(x, y, n); }
+bool ProbeInExpNormalRange(Isa isa, const float* x, float ref) { return ACLNN_PROBE_PICK(isa, ProbeInExpNormalRange)(x, ref); }
+void ProbeSplitAdd(Isa isa, const float* e, size_t vectors, float* k, float* t) {
+  ACLNN_PROBE_PICK(isa, ProbeSplitAdd)(e, vectors, k, t);
 }
 void ProbeToHalf(Isa isa, const float* x, uint16_t* y, size_t n) { ACLNN_PROBE_PICK(isa, ProbeToHalf)(x, y, n); }
 void ProbeToBf16(Isa isa, const float* x, uint16_t* y, size_t n, Bf16Store way) {

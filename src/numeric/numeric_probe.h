@@ -12,6 +12,11 @@ namespace aclnn_portable {
 
 void ProbeExp(Isa isa, const float* x, float* y, size_t n);
 void ProbeExpNonPositive(Isa isa, const float* x, float* y, size_t n);
+// simd::ExpNormalRange over x; simd::InExpNormalRange(16 floats at x, ref).
+void ProbeExpNormalRange(Isa isa, const float* x, float* y, size_t n);
+bool ProbeInExpNormalRange(Isa isa, const float* x, float ref);
+// simd::SplitAdd of `vectors` vectors of 16 floats at e into k = t = 0 (16 lanes each).
+void ProbeSplitAdd(Isa isa, const float* e, size_t vectors, float* k, float* t);
 void ProbeToHalf(Isa isa, const float* x, uint16_t* y, size_t n);
 // The bf16 rounding of simd::StoreBf16Bits (kSingle), StoreAsPair (kPair: 32 values at a time),
 // StoreRowsT<16> (kRows: each 256 values are 16 vectors of 16, written transposed: y[256 b +

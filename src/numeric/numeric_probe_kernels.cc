@@ -28,6 +28,24 @@ void ProbeExpNonPositive(const float* x, float* y, size_t n) {
   }
 }
 
+void ProbeExpNormalRange(const float* x, float* y, size_t n) {
+  size_t i = 0;
+  for (; i + simd::kLanes <= n; i += simd::kLanes) simd::Store(y + i, simd::ExpNormalRange(simd::Load(x + i)));
+  if (i < n) {
+    const int r = static_cast<int>(n - i);
+    simd::StoreN(y + i, simd::ExpNormalRange(simd::LoadN(x + i, r, 0.0f)), r);
+  }
+}
+
+bool ProbeInExpNormalRange(const float* x, float ref) { return simd::InExpNormalRange(simd::Load(x), simd::Set(ref)); }
+
+void ProbeSplitAdd(const float* e, size_t vectors, float* k, float* t) {
+  simd::Vf kv = simd::Zero(), tv = simd::Zero();
+  for (size_t i = 0; i < vectors; ++i) simd::SplitAdd(&kv, &tv, simd::Load(e + simd::kLanes * i));
+  simd::Store(k, kv);
+  simd::Store(t, tv);
+}
+
 void ProbeToHalf(const float* x, uint16_t* y, size_t n) {
   size_t i = 0;
   for (; i + simd::kLanes <= n; i += simd::kLanes) simd::StoreHalfBits(y + i, simd::Load(x + i));

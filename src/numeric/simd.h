@@ -125,6 +125,17 @@ class LineStream {
 };
 
 // ---- exp ----------------------------------------------------------------------------------
+#if !defined(ACLNN_ISA_AVX512)
+// k += round(e) and t += e - round(e) (exact) for e in [0, 1] (AVX-512: masked operations).
+__attribute__((always_inline)) inline void SplitAdd(Vf* k, Vf* t, Vf e) {
+  const Vf r = Round(e);
+  *k = Add(*k, r);
+  *t = Add(*t, Sub(e, r));
+}
+// p * 2^n (n integral) for a normal result: ScaleByPow2's common branch (AVX-512: vscalefps).
+__attribute__((always_inline)) inline Vf ScaleByPow2Normal(Vf p, Vf n) { return ScaleNormal(p, ToInt(n)); }
+#endif
+
 // p * 2^n rounded once (to nearest even), for p in [0.70, 1.42] (or NaN, which stays that NaN)
 // and integral n in [-150, 128]: exact when the result is normal, one rounding when it is
 // subnormal. When every lane's result is normal (the common case): add n to the exponent field,
@@ -184,7 +195,9 @@ __attribute__((always_inline)) inline Vf ScaleByPow2(Vf p, Vf n) {
 // the FullLoad exp pass (Zen 3, 1 thread, an L1 row) took 0.72-0.75x the time with two vectors'
 // stages side by side, and 1.7x with four (16 ymm registers: spills). Used with kU = 2 by the
 // AVX2 kernels (ChunkStatsT, LanesCoreG); see the SCE doc for the kernels' gains.
-template <int kU>
+// kNormal (ExpNormalRangeN): every result is known to be normal, so the scale is
+// ScaleByPow2Normal, without ScaleByPow2's check (the same bits there).
+template <int kU, bool kNormal = false>
 __attribute__((always_inline)) inline void ExpClampedN(const Vf (&a)[kU], Vf (&e)[kU]) {
   Vf n[kU], r[kU], p[kU];
   for (int u = 0; u < kU; ++u) n[u] = Round(Mul(a[u], Set(1.44269504088896341f)));
@@ -196,7 +209,10 @@ __attribute__((always_inline)) inline void ExpClampedN(const Vf (&a)[kU], Vf (&e
   for (int u = 0; u < kU; ++u) p[u] = MulAdd(p[u], r[u], Set(4.999999404e-1f));
   for (int u = 0; u < kU; ++u) p[u] = MulAdd(p[u], r[u], Set(1.0f));
   for (int u = 0; u < kU; ++u) p[u] = MulAdd(p[u], r[u], Set(1.0f));  // e^r in [0.70, 1.42]; with n = 128, r < 0 and p < 1
-  for (int u = 0; u < kU; ++u) e[u] = ScaleByPow2(p[u], n[u]);
+  for (int u = 0; u < kU; ++u) {
+    if constexpr (kNormal) e[u] = ScaleByPow2Normal(p[u], n[u]);
+    else e[u] = ScaleByPow2(p[u], n[u]);
+  }
 }
 __attribute__((always_inline)) inline Vf ExpClamped(Vf a) {
   const Vf in[1] = {a};
@@ -228,6 +244,29 @@ __attribute__((always_inline)) inline void ExpNonPositiveN(const Vf (&x)[kU], Vf
   Vf a[kU];
   for (int u = 0; u < kU; ++u) a[u] = Max(Set(-104.0f), x[u]);
   ExpClampedN(a, e);
+}
+
+// ExpNormalRangeN(x) = ExpNonPositiveN(x), bit for bit, for x in [kExpNormalRangeMin, 0] (and
+// NaN): every result is normal there (n = round(x log2 e) >= -125), so neither the clamp nor
+// ScaleByPow2's check for subnormal results is needed, three operations fewer per vector (on
+// AVX-512: vmaxps, vcmpps, kortestw). Outside that range the results are wrong: callers check
+// the range (e.g. the row's minimum minus its maximum) first.
+constexpr float kExpNormalRangeMin = -86.5f;
+template <int kU>
+__attribute__((always_inline)) inline void ExpNormalRangeN(const Vf (&x)[kU], Vf (&e)[kU]) {
+  ExpClampedN<kU, true>(x, e);
+}
+__attribute__((always_inline)) inline Vf ExpNormalRange(Vf x) {
+  const Vf in[1] = {x};
+  Vf out[1];
+  ExpNormalRangeN(in, out);
+  return out[0];
+}
+// True when every lane of x - ref is >= kExpNormalRangeMin (false for a NaN lane): the lanes'
+// ExpNonPositive(x - ref) may then be ExpNormalRangeN's.
+__attribute__((always_inline)) inline bool InExpNormalRange(Vf x, Vf ref) {
+  const Vf d = Sub(x, ref);
+  return !Any(Lt(d, Set(kExpNormalRangeMin))) && !Any(IsNaN(d));
 }
 
 }  // namespace simd

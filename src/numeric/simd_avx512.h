@@ -144,6 +144,17 @@ inline Vf ScaleNormal(Vf p, Vi k) {
 // cores take a microcode assist.
 inline Vf ScaleByPow2Normal(Vf p, Vf n) { return {_mm512_scalef_ps(p.v, n.v)}; }
 
+// k += round(e) and t += e - round(e) (exact), for e in [0, 1] or NaN (simd.h's generic form,
+// the same bits): round(e) is 1 where e > 0.5 (0.5 rounds to even, 0), where e - 1 is exact.
+// vrndscaleps is two uops on Intel cores; a compare and two masked operations replace it and
+// the subtraction of round(e). A NaN e leaves k as is (t becomes NaN either way).
+__attribute__((always_inline)) inline void SplitAdd(Vf* k, Vf* t, Vf e) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __mmask16 big = _mm512_cmp_ps_mask(e.v, _mm512_set1_ps(0.5f), _CMP_GT_OQ);
+  k->v = _mm512_mask_add_ps(k->v, big, k->v, one);
+  t->v = _mm512_add_ps(t->v, _mm512_mask_sub_ps(e.v, big, e.v, one));
+}
+
 // Fixed pairwise tree: lanes i and i+8, then i and i+4, i and i+2, i and i+1.
 inline float ReduceSum(Vf a) {
   const __m256 s8 = _mm256_add_ps(_mm512_castps512_ps256(a.v), _mm512_extractf32x8_ps(a.v, 1));
