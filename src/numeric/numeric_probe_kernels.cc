@@ -13,28 +13,25 @@
 namespace aclnn_portable {
 namespace ACLNN_ISA_NS {
 
-void ProbeExp(const float* x, float* y, size_t n) {
+namespace {
+// y = f(x) over n floats, vector by vector; the last partial vector padded with `fill`.
+template <typename F>
+void MapLanes(const float* x, float* y, size_t n, float fill, F f) {
   size_t i = 0;
-  for (; i + simd::kLanes <= n; i += simd::kLanes) simd::Store(y + i, simd::Exp(simd::Load(x + i)));
-  if (i < n) simd::StoreN(y + i, simd::Exp(simd::LoadN(x + i, static_cast<int>(n - i), 0.0f)), static_cast<int>(n - i));
+  for (; i + simd::kLanes <= n; i += simd::kLanes) simd::Store(y + i, f(simd::Load(x + i)));
+  if (i < n) {
+    const int r = static_cast<int>(n - i);
+    simd::StoreN(y + i, f(simd::LoadN(x + i, r, fill)), r);
+  }
 }
+}  // namespace
 
+void ProbeExp(const float* x, float* y, size_t n) { MapLanes(x, y, n, 0.0f, [](simd::Vf v) __attribute__((always_inline)) { return simd::Exp(v); }); }
 void ProbeExpNonPositive(const float* x, float* y, size_t n) {
-  size_t i = 0;
-  for (; i + simd::kLanes <= n; i += simd::kLanes) simd::Store(y + i, simd::ExpNonPositive(simd::Load(x + i)));
-  if (i < n) {
-    const int r = static_cast<int>(n - i);
-    simd::StoreN(y + i, simd::ExpNonPositive(simd::LoadN(x + i, r, 0.0f)), r);
-  }
+  MapLanes(x, y, n, 0.0f, [](simd::Vf v) __attribute__((always_inline)) { return simd::ExpNonPositive(v); });
 }
-
 void ProbeExpNormalRange(const float* x, float* y, size_t n) {
-  size_t i = 0;
-  for (; i + simd::kLanes <= n; i += simd::kLanes) simd::Store(y + i, simd::ExpNormalRange(simd::Load(x + i)));
-  if (i < n) {
-    const int r = static_cast<int>(n - i);
-    simd::StoreN(y + i, simd::ExpNormalRange(simd::LoadN(x + i, r, 0.0f)), r);
-  }
+  MapLanes(x, y, n, 0.0f, [](simd::Vf v) __attribute__((always_inline)) { return simd::ExpNormalRange(v); });
 }
 
 bool ProbeInExpNormalRange(const float* x, float ref) { return simd::InExpNormalRange(simd::Load(x), simd::Set(ref)); }
@@ -79,17 +76,9 @@ void ProbeToBf16(const float* x, uint16_t* y, size_t n, int way) {
   if (i < n) simd::StoreBf16BitsN(y + i, simd::LoadN(x + i, static_cast<int>(n - i), 0.0f), static_cast<int>(n - i));
 }
 
-void ProbeLog(const float* x, float* y, size_t n) {
-  size_t i = 0;
-  for (; i + simd::kLanes <= n; i += simd::kLanes) simd::Store(y + i, simd::Log(simd::Load(x + i)));
-  if (i < n) simd::StoreN(y + i, simd::Log(simd::LoadN(x + i, static_cast<int>(n - i), 1.0f)), static_cast<int>(n - i));
-}
-
+void ProbeLog(const float* x, float* y, size_t n) { MapLanes(x, y, n, 1.0f, [](simd::Vf v) __attribute__((always_inline)) { return simd::Log(v); }); }
 void ProbeLogPositiveNormal(const float* x, float* y, size_t n) {
-  size_t i = 0;
-  for (; i + simd::kLanes <= n; i += simd::kLanes) simd::Store(y + i, simd::LogPositiveNormal(simd::Load(x + i)));
-  if (i < n)
-    simd::StoreN(y + i, simd::LogPositiveNormal(simd::LoadN(x + i, static_cast<int>(n - i), 1.0f)), static_cast<int>(n - i));
+  MapLanes(x, y, n, 1.0f, [](simd::Vf v) __attribute__((always_inline)) { return simd::LogPositiveNormal(v); });
 }
 
 namespace {

@@ -756,21 +756,16 @@ __attribute__((always_inline)) inline void SplitSumToPair(const SplitSum& sum, V
 template <int kG, typename LX, typename LY, typename SB>
 __attribute__((always_inline)) inline void LanesCoreG(int64_t C, LX lx, LY ly, SB sb, float* es, Vf* loss) {
 #define ACLNN_FOR_G _Pragma("GCC unroll 4") for (int g = 0; g < kG; ++g)
-  Vf m[kG], mn[kG];
-  bool normal = kExpRangeCheck;  // see kExpRangeCheck
-  if constexpr (kExpRangeCheck) {
-    ACLNN_FOR_G m[g] = mn[g] = lx(g, 0);
-    for (int64_t c = 1; c < C; ++c)
-      ACLNN_FOR_G {
-        const Vf v = lx(g, c);
-        m[g] = simd::Max(m[g], v);
-        mn[g] = simd::Min(mn[g], v);
-      }
-    ACLNN_FOR_G normal = normal && simd::InExpNormalRange(mn[g], m[g]);
-  } else {
-    ACLNN_FOR_G m[g] = lx(g, 0);
-    for (int64_t c = 1; c < C; ++c) ACLNN_FOR_G m[g] = simd::Max(m[g], lx(g, c));
-  }
+  Vf m[kG], mn[kG];  // mn: the lane minima (kExpRangeCheck)
+  ACLNN_FOR_G m[g] = mn[g] = lx(g, 0);
+  for (int64_t c = 1; c < C; ++c)
+    ACLNN_FOR_G {
+      const Vf v = lx(g, c);
+      m[g] = simd::Max(m[g], v);
+      if constexpr (kExpRangeCheck) mn[g] = simd::Min(mn[g], v);
+    }
+  bool normal = kExpRangeCheck;
+  if constexpr (kExpRangeCheck) ACLNN_FOR_G normal = normal && simd::InExpNormalRange(mn[g], m[g]);
   Vf s[kG], r[kG];
   if (C == 2) {
     // Two classes, one exp: one of z0, z1 is 0 (its exp is exactly 1) and the other is their
