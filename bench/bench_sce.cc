@@ -43,10 +43,11 @@ const SceShape kShapes[] = {
     {"WideSmallC", false, {65536, 33}},
     {"WideSmallC", false, {65536, 63}},
     {"WideSmallC", false, {65536, 64}},
-    // kRows 16 rows at a time (FullLoadRowBlocks: fp32 C <= 80, 16-bit C <= 128; fp32 C = 100 one
-    // row at a time).
+    // kRows 16 rows at a time (FullLoadRowBlocks: fp32 C <= 80, 16-bit C <= 192; fp32 C = 100 and
+    // 160 one row at a time).
     {"RowBlocks", false, {65536, 80}},
     {"RowBlocks", false, {16384, 100}},
+    {"RowBlocks", false, {16384, 160}},
     {"C1", false, {1048576, 1}},
     {"NCHW", true, {8, 19, 256, 256}},
     {"Strided", false, {4096, 1000}, false, 1024},

@@ -230,8 +230,9 @@ TEST(SceKnownValues, TensorFlowBroadcasts) {
 
 TEST(SceShapes, NdMatrix) {
   // 17..63 (fp32) and 17..95 (16-bit): the packed path with C read at run time; kRows above, 16
-  // rows at a time up to 80 (fp32) / 128 (16-bit) classes (FullLoadRowBlocks), one at a time past.
-  const int64_t cs[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 24, 25, 31, 48, 49, 63, 64, 65, 80, 81, 95, 96, 97, 112, 127, 128, 129, 1000, 1001, 32000, 131072, 1 << 20};
+  // rows at a time up to 80 (fp32) / 192 (16-bit) classes (FullLoadRowBlocks), one at a time past.
+  const int64_t cs[] = {1,  2,  3,  4,  5,  7,  8,  15, 16,  17,  24,  25,  31,  48,  49,   63,   64,    65,     80,
+                        81, 95, 96, 97, 112, 127, 128, 129, 160, 192, 193, 1000, 1001, 32000, 131072, 1 << 20};
   uint64_t seed = 10;
   for (aclDataType dt : kDtypes)
     for (int64_t C : cs) {
@@ -529,6 +530,7 @@ TEST(SceDeterminism, SameBitsForThreadsAndIsas) {
           {ACL_FLOAT, {70, 17}, {70, 1}, false},      {ACL_FLOAT, {70, 24}, {70, 24}, false},
           {ACL_BF16, {100, 48}, {100, 48}, false},   {ACL_FLOAT, {70, 60}, {70, 60}, false},
           {ACL_BF16, {100, 127}, {100, 127}, false}, {ACL_FLOAT, {301, 100}, {301, 100}, false},
+          {ACL_FLOAT16, {40, 192}, {40, 192}, false}, {ACL_BF16, {40, 193}, {40, 193}, false},
           // NCHW groups copied into workspace regions, one per worker, a worker taking several pieces.
           {ACL_BF16, {6, 70, 128, 128}, {6, 70, 128, 128}, true},
       },

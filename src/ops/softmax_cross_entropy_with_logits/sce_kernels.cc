@@ -503,9 +503,14 @@ __attribute__((always_inline)) inline void StoreRowLosses(float* ps, float* pr, 
 // bounds fp32 there), fp32 C = 64 / 72 / 80 0.90-0.94 / 0.96 / 0.95x, bf16 C = 128 0.81x, fp16
 // C = 112 / 128 0.78 / 0.82x. The blocks keep 16 rows' x, y, exp and stage in L1, 16 x C x (8 + 3
 // x element bytes): fp32 rows of 96-128 classes took 1.0-1.17x the single rows' time (40 KiB at
-// C = 128; only in L2 was C = 100 faster, 0.77-0.86x), so fp32 stops at 80 classes; 16-bit
-// rows, more compute per byte, gain up to 128.
-constexpr int64_t kRowBlockStageC = 128;  // the stages hold 16 rows of this many classes
+// C = 128; only in L2 was C = 100 faster, 0.77-0.86x), so fp32 stops at 80 classes. 16-bit
+// rows, more compute per byte, gain up to 192 classes (stop 32; the limit had been 128): 1
+// thread, ~1M elements, bf16 C = 129 / 144 / 160 / 176 / 192 0.70 / 0.72 / 0.76 / 0.78 / 0.93x
+// the single rows' time, fp16 C = 129 / 160 / 192 0.73 / 0.76 / 0.87x; 2 threads, ~4M
+// elements, bf16 C = 129 / 144 / 192 0.84 / 0.73 / 0.88x; the AVX2 tier on the same core (1
+// thread) 0.83-0.98x. Beyond that the blocks' L1 share runs out: bf16 C = 240 / 256 1.03 /
+// 0.97x at 1 thread, 0.97 / 1.06x at 2 (fp16 C = 256 1.08x).
+constexpr int64_t kRowBlockStageC = 192;  // the stages hold 16 rows of this many classes
 template <typename T>
 constexpr int64_t RowBlockMaxC() { return sizeof(T) == 4 ? 80 : kRowBlockStageC; }
 template <typename T, bool kXS, bool kYS>

@@ -34,7 +34,7 @@ constexpr int64_t kSceExpScratchMaxR = int64_t{1} << 22;
 constexpr int64_t kSceExpScratchMaxChunks = kSceExpScratchMaxR / kSceChunk;
 // The packed small-C path takes C <= 16 (one copy per C) and larger C (one copy for all of
 // them, C read at run time) up to 63 classes (fp32) / 95 (fp16, bf16); kRows takes longer rows,
-// and its FullLoad rows of up to 80 (fp32) / 128 (16-bit) classes go 16 at a time
+// and its FullLoad rows of up to 80 (fp32) / 192 (16-bit) classes go 16 at a time
 // (FullLoadRowBlocks: the reductions of 16 rows side by side). Measured on the Intel Xeon guest,
 // 1 thread, ~65536 elements, both libraries alternating in one process, row blocks against
 // packed, AVX-512: C = 17-60 packed is faster (blocks 1.09-2.6x the time, fp32 and bf16), C =
