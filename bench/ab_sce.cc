@@ -3,12 +3,13 @@
 // before/after comparison of a kernel change run as two processes measures the drift; here the
 // builds' calls alternate batch by batch on the same inputs, so the drift reaches both alike.
 //
-//   ab_sce [--dtype fp32|bf16|fp16] [--rounds R] [--batch B] A C LIB_OLD LIB_NEW [LIB ...]
+//   ab_sce [--dtype fp32|bf16|fp16] [--nchw HxW] [--rounds R] [--batch B] A C LIB_OLD LIB_NEW [LIB ...]
 //
 // Each LIB is a libaclnn_portable.so (of a build directory); it is copied to a private file and
 // loaded with dlopen(RTLD_LOCAL | RTLD_DEEPBIND), so every build keeps its own symbols, thread
 // pool and dispatch. Every build runs plan + execute (GetWorkspaceSize + execute, null stream)
-// on the same features U(-4, 4) and labels U(0, 2 / C) of shape [A, C], into outputs of its own;
+// on the same features U(-4, 4) and labels U(0, 2 / C) of shape [A, C] (--nchw: NCHW [A, C, H,
+// W], loss [A, H, W]), into outputs of its own;
 // R rounds (default 20) of B calls (default 20) per build, the order of the builds reversed
 // every other round. Reported per build: the minimum and the median over rounds of the mean
 // time per call, in ns per element, the ratio of minima to the first build, and "same" / "DIFF"
@@ -97,6 +98,7 @@ void Resolve(void* h, const char* symbol, F* fn, const std::string& lib) {
 int main(int argc, char** argv) {
   DType dt = DType::kF32;
   int rounds = 20, batch = 20;
+  int64_t H = 0, W = 0;  // --nchw
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -110,12 +112,19 @@ int main(int argc, char** argv) {
       else if (v == "bf16") dt = DType::kBF16;
       else if (v == "fp16") dt = DType::kF16;
       else Fail("--dtype: expected fp32, bf16 or fp16, got " + v);
+    } else if (a == "--nchw") {
+      const std::string v = value();
+      long long h = 0, w = 0;
+      char end = 0;
+      if (std::sscanf(v.c_str(), "%lldx%lld%c", &h, &w, &end) != 2 || h < 1 || w < 1)
+        Fail("--nchw: expected HxW with positive H and W (e.g. 256x256), got " + v);
+      H = h, W = w;
     } else if (a == "--rounds") {
       rounds = std::atoi(value().c_str());
     } else if (a == "--batch") {
       batch = std::atoi(value().c_str());
     } else if (a == "-h" || a == "--help") {
-      std::printf("usage: ab_sce [--dtype fp32|bf16|fp16] [--rounds R] [--batch B] A C LIB_OLD LIB_NEW [LIB ...]\n");
+      std::printf("usage: ab_sce [--dtype fp32|bf16|fp16] [--nchw HxW] [--rounds R] [--batch B] A C LIB_OLD LIB_NEW [LIB ...]\n");
       return 0;
     } else {
       args.push_back(a);
@@ -126,7 +135,9 @@ int main(int argc, char** argv) {
   if (A < 1 || C < 1) Fail("A and C: expected positive integers, got " + args[0] + " " + args[1]);
   if (rounds < 1 || batch < 1) Fail("--rounds and --batch: expected positive integers");
 
-  const size_t es = bench::ElementSize(dt), n = static_cast<size_t>(A) * static_cast<size_t>(C);
+  const bool nchw = H > 0;
+  const int64_t HW = nchw ? H * W : 1;
+  const size_t es = bench::ElementSize(dt), n = static_cast<size_t>(A * C * HW), nLoss = static_cast<size_t>(A * HW);
   Bytes features(n * es), labels(n * es);
   bench::FillUniform(features.data(), n, dt, -4.0f, 4.0f, 1);
   bench::FillUniform(labels.data(), n, dt, 0.0f, 2.0f / static_cast<float>(C), 2);
@@ -146,13 +157,16 @@ int main(int argc, char** argv) {
     Resolve(h, "aclnnSoftmaxCrossEntropyWithLogits", &B.execute, B.path);
     B.init(nullptr);
     const aclDataType at = bench::AclType(dt);
-    int64_t shape[2] = {A, C}, strides[2] = {C, 1}, lossShape[1] = {A}, lossStrides[1] = {1};
-    B.lossBuf = Bytes(static_cast<size_t>(A) * es);
+    const uint64_t rank = nchw ? 4 : 2, lossRank = nchw ? 3 : 1;
+    const aclFormat fmt = nchw ? ACL_FORMAT_NCHW : ACL_FORMAT_ND;
+    int64_t shape[4] = {A, C, H, W}, strides[4] = {C * HW, HW, W, 1}, lossShape[3] = {A, H, W}, lossStrides[3] = {HW, W, 1};
+    if (!nchw) strides[0] = C, strides[1] = 1, lossStrides[0] = 1;
+    B.lossBuf = Bytes(nLoss * es);
     B.backpropBuf = Bytes(n * es);
-    B.features = B.createTensor(shape, 2, at, strides, 0, ACL_FORMAT_ND, shape, 2, features.data());
-    B.labels = B.createTensor(shape, 2, at, strides, 0, ACL_FORMAT_ND, shape, 2, labels.data());
-    B.backprop = B.createTensor(shape, 2, at, strides, 0, ACL_FORMAT_ND, shape, 2, B.backpropBuf.data());
-    B.loss = B.createTensor(lossShape, 1, at, lossStrides, 0, ACL_FORMAT_ND, lossShape, 1, B.lossBuf.data());
+    B.features = B.createTensor(shape, rank, at, strides, 0, fmt, shape, rank, features.data());
+    B.labels = B.createTensor(shape, rank, at, strides, 0, fmt, shape, rank, labels.data());
+    B.backprop = B.createTensor(shape, rank, at, strides, 0, fmt, shape, rank, B.backpropBuf.data());
+    B.loss = B.createTensor(lossShape, lossRank, at, lossStrides, 0, ACL_FORMAT_ND, lossShape, lossRank, B.lossBuf.data());
     uint64_t ws = 0;
     aclOpExecutor* ex = nullptr;
     const aclnnStatus st = B.getWorkspaceSize(B.features, B.labels, B.loss, B.backprop, &ws, &ex);
@@ -179,14 +193,15 @@ int main(int argc, char** argv) {
       B.means.push_back(ns / batch / static_cast<double>(n));
     }
 
-  std::printf("%s [%lld, %lld], %d rounds of %d calls; ns per element (min, median over rounds)\n", bench::Name(dt),
-              static_cast<long long>(A), static_cast<long long>(C), rounds, batch);
+  std::printf("%s %s[%lld, %lld%s], %d rounds of %d calls; ns per element (min, median over rounds)\n", bench::Name(dt),
+              nchw ? "NCHW " : "", static_cast<long long>(A), static_cast<long long>(C),
+              nchw ? (", " + std::to_string(H) + ", " + std::to_string(W)).c_str() : "", rounds, batch);
   const double base = *std::min_element(builds[0].means.begin(), builds[0].means.end());
   for (Build& B : builds) {
     std::vector<double> v = B.means;
     std::sort(v.begin(), v.end());
     const bool same = std::memcmp(B.backpropBuf.data(), builds[0].backpropBuf.data(), n * es) == 0 &&
-                      std::memcmp(B.lossBuf.data(), builds[0].lossBuf.data(), static_cast<size_t>(A) * es) == 0;
+                      std::memcmp(B.lossBuf.data(), builds[0].lossBuf.data(), nLoss * es) == 0;
     std::printf("  %-40s min %.4f  median %.4f  x%.3f  %s\n", B.path.c_str(), v[0], v[v.size() / 2], v[0] / base,
                 &B == &builds[0] ? "(reference)" : same ? "same bits" : "DIFF");
   }
