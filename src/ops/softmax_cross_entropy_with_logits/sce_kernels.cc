@@ -508,8 +508,9 @@ __attribute__((always_inline)) inline void StoreRowLosses(float* ps, float* pr, 
 // thread, ~1M elements, bf16 C = 129 / 144 / 160 / 176 / 192 0.70 / 0.72 / 0.76 / 0.78 / 0.93x
 // the single rows' time, fp16 C = 129 / 160 / 192 0.73 / 0.76 / 0.87x; 2 threads, ~4M
 // elements, bf16 C = 129 / 144 / 192 0.84 / 0.73 / 0.88x; the AVX2 tier on the same core (1
-// thread) 0.83-0.98x. Beyond that the blocks' L1 share runs out: bf16 C = 240 / 256 1.03 /
-// 0.97x at 1 thread, 0.97 / 1.06x at 2 (fp16 C = 256 1.08x).
+// thread) 0.83-0.98x (one fp16 C = 192 reading of 1.08x was 0.88x when repeated). Beyond that
+// the blocks' L1 share runs out: bf16 C = 240 / 256 1.03 / 0.97x at 1 thread, 0.97 / 1.06x at
+// 2 (fp16 C = 256 1.08x).
 constexpr int64_t kRowBlockStageC = 192;  // the stages hold 16 rows of this many classes
 template <typename T>
 constexpr int64_t RowBlockMaxC() { return sizeof(T) == 4 ? 80 : kRowBlockStageC; }
