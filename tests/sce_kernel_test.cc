@@ -231,9 +231,8 @@ TEST(SceKnownValues, TensorFlowBroadcasts) {
 TEST(SceShapes, NdMatrix) {
   // 17..63 (fp32) and 17..95 (16-bit): the packed path with C read at run time; kRows above, 16
   // rows at a time up to 80 (fp32) / 192 (16-bit) classes (FullLoadRowBlocks), one at a time past.
-  const int64_t cs[] = {1,  2,  3,   4,   5,   7,   8,   15,  16,  17,   24,   25,    31,     48,     49,
-                        63, 64, 65,  80,  81,  95,  96,  97,  112, 127,  128,  129,   160,    192,    193,
-                        1000, 1001, 32000, 131072, 1 << 20};
+  const int64_t cs[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 24, 25, 31, 48, 49, 63, 64, 65, 80, 81, 95, 96, 97,
+                        112, 127, 128, 129, 160, 192, 193, 1000, 1001, 32000, 131072, 1 << 20};
   uint64_t seed = 10;
   for (aclDataType dt : kDtypes)
     for (int64_t C : cs) {

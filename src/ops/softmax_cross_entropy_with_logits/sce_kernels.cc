@@ -511,9 +511,8 @@ __attribute__((always_inline)) inline void StoreRowLosses(float* ps, float* pr, 
 // thread) 0.83-0.98x (one fp16 C = 192 reading of 1.08x was 0.88x when repeated). Beyond that
 // the blocks' L1 share runs out: bf16 C = 240 / 256 1.03 / 0.97x at 1 thread, 0.97 / 1.06x at
 // 2 (fp16 C = 256 1.08x).
-constexpr int64_t kRowBlockStageC = 192;  // the stages hold 16 rows of this many classes
 template <typename T>
-constexpr int64_t RowBlockMaxC() { return sizeof(T) == 4 ? 80 : kRowBlockStageC; }
+constexpr int64_t RowBlockMaxC() { return sizeof(T) == 4 ? 80 : 192; }  // the stages' size too
 template <typename T, bool kXS, bool kYS>
 ACLNN_SCE_FLATTEN void FullLoadRowBlocks(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   const SceTiling& t = k.tiling;
@@ -524,9 +523,9 @@ ACLNN_SCE_FLATTEN void FullLoadRowBlocks(const SceKernelArgs& k, int64_t a0, int
   // per row: AVX2 fp32 rows of 64 / 80 classes measured 1.01-1.04x the time with it (bf16
   // 0.91x), so they go without.
   constexpr bool kCheck = kExpRangeCheck && (kWide || !kAvx2);
-  alignas(64) float es[kL * kRowBlockStageC];
-  alignas(64) float zs[kL * kRowBlockStageC];  // 16-bit x widened once, then x - max
-  alignas(64) T stage[kRowBlockStageC + simd::LineStream::kSlack / sizeof(T)];  // a row + LineStream's carry
+  alignas(64) float es[kL * RowBlockMaxC<T>()];
+  alignas(64) float zs[kL * RowBlockMaxC<T>()];  // 16-bit x widened once, then x - max
+  alignas(64) T stage[RowBlockMaxC<T>() + simd::LineStream::kSlack / sizeof(T)];  // a row + LineStream's carry
   // Per row of the block: a folded partial vector, 16 floats. Rows past a short last block keep
   // earlier values (zeros at first), which only reach lanes that are not used.
   alignas(64) float part[kL * kL] = {}, part2[kL * kL] = {};
