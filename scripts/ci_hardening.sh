@@ -45,8 +45,9 @@ host_isas() {
 }
 ISAS="${HARDENING_ISAS:-$(host_isas)}"
 # The asan build leaves out avx512 where avx512bf16 is built: the two tiers are the same source
-# and the same code but for the fp32 -> bf16 rounding (simd_avx512.h), and each cost ~1/4 of the
-# stage's compile on the Xeon guests. scripts/test.sh's Release ctest still runs both.
+# and the same code but for the fp32 -> bf16 rounding (simd_avx512.h), and avx512 is about a
+# quarter of the stage's compile on the Xeon guests (estimated from the per-tier objects, not
+# measured there). scripts/test.sh's Release ctest still runs both.
 ASAN_ISAS="$ISAS"
 if [ -z "${HARDENING_ISAS:-}" ] && [[ ";$ISAS;" == *";avx512bf16;"* ]]; then
   ASAN_ISAS="$(echo "$ISAS" | tr ';' '\n' | grep -vx avx512 | paste -sd';')"
