@@ -15,6 +15,8 @@
 // time per call, in ns per element, the ratio of minima to the first build, and "same" / "DIFF"
 // for whether its loss and backprop bytes equal the first build's.
 //
+// AB_SCE_KEEP_COPIES=1 leaves the private copies in place (named on stderr, for `perf report`
+// to find the builds' symbols; remove them afterwards).
 // Threads: ACLNN_PORTABLE_NUM_THREADS as for any call (and ACLNN_PORTABLE_ISA to pick a tier).
 // With several threads, each build's pool is its own, and short calls (tens of microseconds)
 // are disturbed by the other builds' pool threads: compare those on one thread.
@@ -148,7 +150,8 @@ int main(int argc, char** argv) {
     B.path = args[b + 2];
     const std::string copy = PrivateCopy(B.path);
     void* h = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-    std::remove(copy.c_str());  // the mapping stays
+    if (std::getenv("AB_SCE_KEEP_COPIES")) std::fprintf(stderr, "ab_sce: %s is a copy of %s\n", copy.c_str(), B.path.c_str());
+    else std::remove(copy.c_str());  // the mapping stays
     if (h == nullptr) Fail("dlopen " + B.path + ": " + dlerror());
     Resolve(h, "aclInit", &B.init, B.path);
     Resolve(h, "aclCreateTensor", &B.createTensor, B.path);

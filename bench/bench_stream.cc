@@ -45,7 +45,7 @@ inline V16 Get16(const float* p) {
   return v;
 }
 // o[0..16) = v, non-temporal where the ISA has it (o is 16-byte aligned).
-inline void Put16(float* o, V16 v) {
+inline void Put16(float* o, const V16& v) {
 #if defined(__x86_64__)
   alignas(64) float t[16];
   std::memcpy(t, &v, sizeof(v));

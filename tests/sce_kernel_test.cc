@@ -230,9 +230,10 @@ TEST(SceKnownValues, TensorFlowBroadcasts) {
 
 TEST(SceShapes, NdMatrix) {
   // 17..63 (fp32) and 17..95 (16-bit): the packed path with C read at run time; kRows above, 16
-  // rows at a time up to 80 (fp32) / 192 (16-bit) classes (FullLoadRowBlocks), one at a time past.
+  // rows at a time up to 80 (fp32; AVX2: 144) / 192 (16-bit) classes (FullLoadRowBlocks), one at a
+  // time past.
   const int64_t cs[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 24, 25, 31, 48, 49, 63, 64, 65, 80, 81, 95, 96, 97,
-                        112, 127, 128, 129, 160, 192, 193, 1000, 1001, 32000, 131072, 1 << 20};
+                        112, 127, 128, 129, 144, 145, 160, 192, 193, 1000, 1001, 32000, 131072, 1 << 20};
   uint64_t seed = 10;
   for (aclDataType dt : kDtypes)
     for (int64_t C : cs) {
@@ -531,6 +532,8 @@ TEST(SceDeterminism, SameBitsForThreadsAndIsas) {
           {ACL_BF16, {100, 48}, {100, 48}, false},   {ACL_FLOAT, {70, 60}, {70, 60}, false},
           {ACL_BF16, {100, 127}, {100, 127}, false}, {ACL_FLOAT, {301, 100}, {301, 100}, false},
           {ACL_FLOAT16, {40, 192}, {40, 192}, false}, {ACL_BF16, {40, 193}, {40, 193}, false},
+          // AVX2 fp32 row blocks end at 144 classes.
+          {ACL_FLOAT, {40, 144}, {40, 144}, false},   {ACL_FLOAT, {40, 145}, {40, 145}, false},
           // NCHW groups copied into workspace regions, one per worker, a worker taking several pieces.
           {ACL_BF16, {6, 70, 128, 128}, {6, 70, 128, 128}, true},
       },
@@ -547,7 +550,7 @@ TEST(SceDeterminism, FarBelowMaxLogitsGiveSameBitsOnEveryIsa) {
           {ACL_BF16, {300, 1000}, {300, 1000}, false}, {ACL_FLOAT, {3, 20000}, {3, 20000}, false},
           {ACL_FLOAT16, {64, 100}, {64, 100}, false}, {ACL_FLOAT, {2, 19, 7, 9}, {2, 19, 7, 9}, true},
           {ACL_FLOAT, {2, 70, 16, 16}, {2, 70, 16, 16}, true}, {ACL_FLOAT, {70, 24}, {70, 24}, false},
-          {ACL_BF16, {100, 127}, {100, 127}, false},
+          {ACL_BF16, {100, 127}, {100, 127}, false}, {ACL_FLOAT, {70, 129}, {70, 129}, false},
       },
       -140, 10, {1, 2});
 }

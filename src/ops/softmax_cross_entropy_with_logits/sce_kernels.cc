@@ -503,7 +503,7 @@ __attribute__((always_inline)) inline void StoreRowLosses(float* ps, float* pr, 
 // bounds fp32 there), fp32 C = 64 / 72 / 80 0.90-0.94 / 0.96 / 0.95x, bf16 C = 128 0.81x, fp16
 // C = 112 / 128 0.78 / 0.82x. The blocks keep 16 rows' x, y, exp and stage in L1, 16 x C x (8 + 3
 // x element bytes): fp32 rows of 96-128 classes took 1.0-1.17x the single rows' time (40 KiB at
-// C = 128; only in L2 was C = 100 faster, 0.77-0.86x), so fp32 stops at 80 classes. 16-bit
+// C = 128; only in L2 was C = 100 faster, 0.77-0.86x), so AVX-512 fp32 stops at 80 classes. 16-bit
 // rows, more compute per byte, gain up to 192 classes (stop 32; the limit had been 128): 1
 // thread, ~1M elements, bf16 C = 129 / 144 / 160 / 176 / 192 0.70 / 0.72 / 0.76 / 0.78 / 0.93x
 // the single rows' time, fp16 C = 129 / 160 / 192 0.73 / 0.76 / 0.87x; 2 threads, ~4M
@@ -511,8 +511,13 @@ __attribute__((always_inline)) inline void StoreRowLosses(float* ps, float* pr, 
 // thread) 0.83-0.98x (one fp16 C = 192 reading of 1.08x was 0.88x when repeated). Beyond that
 // the blocks' L1 share runs out: bf16 C = 240 / 256 1.03 / 0.97x at 1 thread, 0.97 / 1.06x at
 // 2 (fp16 C = 256 1.08x).
+// The AVX2 tier's fp32 rows gain up to 144 classes (stop 34, Zen 3 guest, A/B in one process,
+// the same bits): 1 thread, ~65536 elements (L2), C = 96 / 128 / 129 / 144 0.91 / 0.91 / 0.91 /
+// 0.98x the time of single rows; 2 threads, ~4M elements, C = 96 / 112 / 129 / 136 / 143
+// 0.88-0.92 / 0.83-0.96 / 0.89-0.95 / 0.75-0.96 / 0.87-0.93x, C = 128 0.97-1.09x (at the memcpy
+// bound there either way), C = 144 0.87-1.03x; C = 160 / 192 / 256 0.97-1.04 / 1.10 / 1.08x.
 template <typename T>
-constexpr int64_t RowBlockMaxC() { return sizeof(T) == 4 ? 80 : 192; }  // the stages' size too
+constexpr int64_t RowBlockMaxC() { return sizeof(T) == 4 ? (kAvx2 ? 144 : 80) : 192; }  // the stages' size too
 template <typename T, bool kXS, bool kYS>
 ACLNN_SCE_FLATTEN void FullLoadRowBlocks(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   const SceTiling& t = k.tiling;
