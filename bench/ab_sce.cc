@@ -150,8 +150,10 @@ int main(int argc, char** argv) {
     B.path = args[b + 2];
     const std::string copy = PrivateCopy(B.path);
     void* h = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-    if (std::getenv("AB_SCE_KEEP_COPIES")) std::fprintf(stderr, "ab_sce: %s is a copy of %s\n", copy.c_str(), B.path.c_str());
-    else std::remove(copy.c_str());  // the mapping stays
+    if (std::getenv("AB_SCE_KEEP_COPIES"))
+      std::fprintf(stderr, "ab_sce: %s is a copy of %s\n", copy.c_str(), B.path.c_str());
+    else
+      std::remove(copy.c_str());  // the mapping stays
     if (h == nullptr) Fail("dlopen " + B.path + ": " + dlerror());
     Resolve(h, "aclInit", &B.init, B.path);
     Resolve(h, "aclCreateTensor", &B.createTensor, B.path);

@@ -503,7 +503,7 @@ __attribute__((always_inline)) inline void StoreRowLosses(float* ps, float* pr, 
 // bounds fp32 there), fp32 C = 64 / 72 / 80 0.90-0.94 / 0.96 / 0.95x, bf16 C = 128 0.81x, fp16
 // C = 112 / 128 0.78 / 0.82x. The blocks keep 16 rows' x, y, exp and stage in L1, 16 x C x (8 + 3
 // x element bytes): fp32 rows of 96-128 classes took 1.0-1.17x the single rows' time (40 KiB at
-// C = 128; only in L2 was C = 100 faster, 0.77-0.86x), so AVX-512 fp32 stops at 80 classes. 16-bit
+// C = 128; only in L2 was C = 100 faster, 0.77-0.86x), so fp32 stops at 80 classes (AVX2: below). 16-bit
 // rows, more compute per byte, gain up to 192 classes (stop 32; the limit had been 128): 1
 // thread, ~1M elements, bf16 C = 129 / 144 / 160 / 176 / 192 0.70 / 0.72 / 0.76 / 0.78 / 0.93x
 // the single rows' time, fp16 C = 129 / 160 / 192 0.73 / 0.76 / 0.87x; 2 threads, ~4M
@@ -887,7 +887,7 @@ __attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB s
 // blocks are long enough to fill the core alone) and are not used. The last block of an odd
 // count keeps its own LanesCore call: one kG-generic lambda for both cost bf16 C = 8 / 10
 // 1.05 / 1.07x (1 thread, 3 alternations; the same bits, other code).
-// The AVX2 tier pairs fewer (PackedPairMaxC): a Vf is two of its 16 ymm registers, so two
+// The AVX2 tier pairs fewer (PackedPairs): a Vf is two of its 16 ymm registers, so two
 // groups spill where the block is long. Measured on the Zen 3 guest, 1 thread, ~262144
 // elements, in-process A/B, one block at a time against pairs: fp32 C = 2 / 4 / 8 / 10 / 12
 // 1.22 / 1.19 / 1.08 / 1.06 / 1.04x the time (pairs kept), C = 13 / 14 1.00x, 16 0.96x; bf16 C
@@ -895,7 +895,7 @@ __attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB s
 // 0.83x; fp16 C = 10 / 12 / 16 0.93 / 0.96 / 0.89x. 2 threads, [65536, C]: bf16 C = 12 / 13 /
 // 16 0.93 / 0.95 / 0.90x, fp32 C = 16 0.96x. It also makes the AVX2 object ~0.3 MB smaller.
 template <typename T>
-constexpr int PackedPairMaxC() { return !kAvx2 ? 16 : sizeof(T) == 4 ? 12 : 10; }
+constexpr bool PackedPairs(int c) { return !kAvx2 || c <= (sizeof(T) == 4 ? 12 : 10); }
 template <typename T, int kC, bool kDense>
 void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   constexpr int kCap = kC > 0 ? kC : static_cast<int>(kScePackedMaxC);
@@ -911,7 +911,7 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
   // class c before it stores class c and reads none of it after, and a smaller scratch leaves
   // more of L1 to the rows (4 x 6 KiB for 96 classes otherwise).
   // kC > 0: two blocks at a time (see LanesCoreG), the second in X2 / Y2, both exp rows in E.
-  constexpr int kPair = kDense && kC > 0 && kC <= PackedPairMaxC<T>() ? 2 : 1;
+  constexpr int kPair = kDense && kC > 0 && PackedPairs<T>(kC) ? 2 : 1;
   alignas(64) float X[kCap * kL], Y[kCap * kL], E[kPair * kCap * kL], Lo[kL];
   alignas(64) float X2[kPair == 2 ? kCap * kL : 1], Y2[kPair == 2 ? kCap * kL : 1];
   float* const B = X;
