@@ -119,6 +119,46 @@ TEST(Tensor, StridedViewsOffsetsAndSpans) {
   for (aclTensor* t : {tr, sub, one, zero, scalar, empty}) EXPECT_EQ(aclDestroyTensor(t), ACLNN_SUCCESS);
 }
 
+// A plan keeps ViewDesc copies of its views (no allocation); they must compare and span exactly
+// as the aclTensors they describe, up to the largest rank.
+TEST(Tensor, ViewDescIsTheWholeView) {
+  std::vector<int64_t> dims8(kMaxTensorRank, 2), strides8(kMaxTensorRank);
+  for (size_t i = 0; i < kMaxTensorRank; ++i) strides8[i] = int64_t{1} << (2 * (kMaxTensorRank - 1 - i));
+  aclTensor* r8 = Create(dims8, strides8, 3, {int64_t{1} << (2 * kMaxTensorRank)});
+  ASSERT_NE(r8, nullptr) << RecentMessage();
+  const ViewDesc d = DescribeView(*r8);
+  ASSERT_EQ(d.rank, kMaxTensorRank);
+  for (size_t i = 0; i < kMaxTensorRank; ++i) {
+    EXPECT_EQ(d.dims[i], 2);
+    EXPECT_EQ(d.strides[i], strides8[i]);
+  }
+  EXPECT_EQ(d.offset, 3);
+  EXPECT_EQ(d.dtype, ACL_FLOAT);
+  EXPECT_EQ(d.numel, 256);
+  const ByteSpan s = ViewSpan(d, nullptr);
+  EXPECT_EQ(s.begin, 3 * sizeof(float));
+  EXPECT_EQ(s.end, (3 + 21845 + 1) * sizeof(float));  // 3 + sum of the strides (4^i, i < 8)
+  // Views that agree on all but one property are different views.
+  aclTensor* a = Create({2, 2}, {2, 1}, 0, {4});
+  aclTensor* moreRank = Create({2, 2, 1}, {2, 1, 1}, 0, {4});
+  aclTensor* shifted = Create({2, 2}, {2, 1}, 1, {5});
+  aclTensor* half = Create({2, 2}, {2, 1}, 0, {4}, ACL_FLOAT16);
+  aclTensor* transposed = Create({2, 2}, {1, 2}, 0, {4});
+  for (aclTensor* t : {a, moreRank, shifted, half, transposed}) ASSERT_NE(t, nullptr) << RecentMessage();
+  const ViewDesc da = DescribeView(*a);
+  EXPECT_TRUE(SameView(da, nullptr, DescribeView(*a), nullptr));
+  EXPECT_FALSE(SameView(da, nullptr, da, &da));  // another storage
+  for (aclTensor* t : {moreRank, shifted, half, transposed}) {
+    EXPECT_FALSE(SameView(da, nullptr, DescribeView(*t), nullptr));
+    EXPECT_FALSE(SameView(*a, nullptr, *t, nullptr));
+  }
+  aclTensor* empty = Create({0, 7}, {}, 1000, {0});
+  ASSERT_NE(empty, nullptr) << RecentMessage();
+  EXPECT_EQ(DescribeView(*empty).numel, 0);
+  EXPECT_TRUE(ViewSpan(DescribeView(*empty), nullptr).empty());
+  for (aclTensor* t : {r8, a, moreRank, shifted, half, transposed, empty}) EXPECT_EQ(aclDestroyTensor(t), ACLNN_SUCCESS);
+}
+
 TEST(Tensor, CreationErrorsNameTheArgument) {
   ExpectCreateFails({2, -1}, {}, 0, {2}, "viewDims[1] must be >= 0, got -1");
   ExpectCreateFails({2, 3}, {3, -1}, 0, {6}, "stride[1] must be >= 0, got -1");

@@ -35,18 +35,39 @@ bool IsContiguous(const aclTensor& t) {
   return true;
 }
 
-ByteSpan ViewSpan(const aclTensor& t, const void* base) {
-  if (NumElements(t) == 0) return {};
-  int64_t last = t.offset;
-  for (size_t i = 0; i < t.dims.size(); ++i) last += (t.dims[i] - 1) * t.strides[i];
-  const size_t es = ElementSize(t.dtype);
+ViewDesc DescribeView(const aclTensor& t) {
+  ViewDesc v;
+  v.dtype = t.dtype;
+  v.rank = t.dims.size();
+  for (size_t i = 0; i < v.rank; ++i) {
+    v.dims[i] = t.dims[i];
+    v.strides[i] = t.strides[i];
+  }
+  v.offset = t.offset;
+  v.numel = NumElements(t);
+  return v;
+}
+
+ByteSpan ViewSpan(const ViewDesc& v, const void* base) {
+  if (v.numel == 0) return {};
+  int64_t last = v.offset;
+  for (size_t i = 0; i < v.rank; ++i) last += (v.dims[i] - 1) * v.strides[i];
+  const size_t es = ElementSize(v.dtype);
   const uintptr_t b = reinterpret_cast<uintptr_t>(base);
-  return {b + static_cast<uintptr_t>(t.offset) * es, b + static_cast<uintptr_t>(last + 1) * es};
+  return {b + static_cast<uintptr_t>(v.offset) * es, b + static_cast<uintptr_t>(last + 1) * es};
+}
+
+ByteSpan ViewSpan(const aclTensor& t, const void* base) { return ViewSpan(DescribeView(t), base); }
+
+bool SameView(const ViewDesc& a, const void* a_base, const ViewDesc& b, const void* b_base) {
+  if (a_base != b_base || a.offset != b.offset || a.dtype != b.dtype || a.rank != b.rank) return false;
+  for (size_t i = 0; i < a.rank; ++i)
+    if (a.dims[i] != b.dims[i] || a.strides[i] != b.strides[i]) return false;
+  return true;
 }
 
 bool SameView(const aclTensor& a, const void* a_base, const aclTensor& b, const void* b_base) {
-  return a_base == b_base && a.offset == b.offset && a.dtype == b.dtype && a.dims == b.dims &&
-         a.strides == b.strides;
+  return SameView(DescribeView(a), a_base, DescribeView(b), b_base);
 }
 
 HandleRegistry<aclTensor>& LiveTensors() {

@@ -46,6 +46,22 @@ inline bool Overlap(ByteSpan a, ByteSpan b) {
 // Same storage address, offset, dtype, shape and strides: one view seen twice.
 bool SameView(const aclTensor& a, const void* a_base, const aclTensor& b, const void* b_base);
 
+// What a plan keeps of a view (dtype, shape, strides, offset; not the storage), held inline:
+// copying it allocates nothing, where an aclTensor's vectors cost two allocations per view on
+// every GetWorkspaceSize. rank <= kMaxTensorRank (aclCreateTensor's limit).
+struct ViewDesc {
+  aclDataType dtype = ACL_DT_UNDEFINED;
+  size_t rank = 0;
+  int64_t dims[kMaxTensorRank] = {};
+  int64_t strides[kMaxTensorRank] = {};
+  int64_t offset = 0;
+  int64_t numel = 0;  // NumElements of the view
+};
+ViewDesc DescribeView(const aclTensor& t);
+// As for aclTensor, on a ViewDesc.
+ByteSpan ViewSpan(const ViewDesc& v, const void* base);
+bool SameView(const ViewDesc& a, const void* a_base, const ViewDesc& b, const void* b_base);
+
 HandleRegistry<aclTensor>& LiveTensors();
 
 }  // namespace aclnn_portable

@@ -29,16 +29,10 @@ constexpr const char* kNames[4] = {"features", "labels", "loss", "backprop"};
 
 bool SupportedDtype(aclDataType d) { return d == ACL_FLOAT || d == ACL_FLOAT16 || d == ACL_BF16; }
 
-// A view copied out of its aclTensor: the plan must not depend on the tensor staying alive.
-struct View {
-  aclTensor t;  // dims, strides, offset, dtype (data unused)
-  int64_t numel = 0;
-};
-
 // Strided view <-> dense buffer, for the elements [begin, end) in row-major order.
 template <typename E>
-void CopyRange(const aclTensor& v, E* storage, E* dense, int64_t begin, int64_t end, bool gather) {
-  const size_t rank = v.dims.size();
+void CopyRange(const ViewDesc& v, E* storage, E* dense, int64_t begin, int64_t end, bool gather) {
+  const size_t rank = v.rank;
   if (rank == 0) {
     if (begin < end) {
       if (gather) dense[0] = storage[v.offset];
@@ -70,36 +64,41 @@ void CopyRange(const aclTensor& v, E* storage, E* dense, int64_t begin, int64_t 
   }
 }
 
-void ParallelCopy(const View& v, void* storage, void* dense, bool gather) {
+void ParallelCopy(const ViewDesc& v, void* storage, void* dense, bool gather) {
   const int64_t n = v.numel;
   const int64_t tasks = (n + kCopyTaskElems - 1) / kCopyTaskElems;
   ThreadPool::Global().ParallelFor(tasks, 0, [&](int64_t t) {
     const int64_t b = t * kCopyTaskElems, e = std::min(n, b + kCopyTaskElems);
-    if (ElementSize(v.t.dtype) == 4)
-      CopyRange(v.t, static_cast<uint32_t*>(storage), static_cast<uint32_t*>(dense), b, e, gather);
+    if (ElementSize(v.dtype) == 4)
+      CopyRange(v, static_cast<uint32_t*>(storage), static_cast<uint32_t*>(dense), b, e, gather);
     else
-      CopyRange(v.t, static_cast<uint16_t*>(storage), static_cast<uint16_t*>(dense), b, e, gather);
+      CopyRange(v, static_cast<uint16_t*>(storage), static_cast<uint16_t*>(dense), b, e, gather);
   });
 }
 
 // True when some two elements of the view may share an address (dims sorted by stride, each
 // stride must pass the extent of the smaller ones). Outputs must not overlap themselves.
-bool SelfOverlaps(const aclTensor& t) {
-  std::vector<std::pair<int64_t, int64_t>> ds;  // (stride, dim) for dims > 1
-  for (size_t i = 0; i < t.dims.size(); ++i)
-    if (t.dims[i] > 1) ds.emplace_back(t.strides[i], t.dims[i]);
-  if (NumElements(t) == 0) return false;
-  std::sort(ds.begin(), ds.end());
+bool SelfOverlaps(const ViewDesc& v) {
+  if (v.numel == 0) return false;
+  std::pair<int64_t, int64_t> ds[kMaxTensorRank];  // (stride, dim) for dims > 1
+  size_t n = 0;
+  for (size_t i = 0; i < v.rank; ++i)
+    if (v.dims[i] > 1) ds[n++] = {v.strides[i], v.dims[i]};
+  for (size_t i = 1; i < n; ++i)  // insertion sort of <= 8 pairs (std::sort: a GCC bounds warning)
+    for (size_t j = i; j > 0 && ds[j] < ds[j - 1]; --j) std::swap(ds[j], ds[j - 1]);
   int64_t extent = 1;
-  for (const auto& [s, d] : ds) {
+  for (size_t i = 0; i < n; ++i) {
+    const auto [s, d] = ds[i];
     if (s < extent) return true;
     extent += s * (d - 1);
   }
   return false;
 }
 
+// The four views, copied out of their aclTensors: the plan must not depend on the tensors
+// staying alive.
 struct SceViews {
-  View v[4];
+  ViewDesc v[4];
   bool selfOverlap[4] = {};
 };
 
@@ -114,16 +113,16 @@ aclnnStatus CheckAddrsImpl(const char* api, const SceViews& vs, void* const base
       return Fail(ACLNN_ERR_PARAM_INVALID, api,
                   StrFormat("%s view overlaps itself (shape %s, strides %s): an output needs one "
                             "address per element",
-                            kNames[out], ShapeToString(vs.v[out].t.dims).c_str(),
-                            ShapeToString(vs.v[out].t.strides).c_str()));
+                            kNames[out], ShapeToString(vs.v[out].dims, vs.v[out].rank).c_str(),
+                            ShapeToString(vs.v[out].strides, vs.v[out].rank).c_str()));
   ByteSpan span[4];
-  for (int i = 0; i < 4; ++i) span[i] = ViewSpan(vs.v[i].t, base[i]);
+  for (int i = 0; i < 4; ++i) span[i] = ViewSpan(vs.v[i], base[i]);
   for (int out : {kLoss, kBackprop}) {
     for (int other = 0; other < 4; ++other) {
       if (other == out) continue;
       if (out == kLoss && other == kBackprop) continue;  // checked once, as backprop vs loss
       if (out == kBackprop && other == kFeatures &&
-          SameView(vs.v[kBackprop].t, base[kBackprop], vs.v[kFeatures].t, base[kFeatures]))
+          SameView(vs.v[kBackprop], base[kBackprop], vs.v[kFeatures], base[kFeatures]))
         continue;  // the in-place gradient
       if (Overlap(span[out], span[other]))
         return Fail(ACLNN_ERR_PARAM_INVALID, api,
@@ -162,12 +161,12 @@ class SceOpPlan final : public OpPlan {
     const uint64_t ws_off[4] = {tiling.offFeatures, tiling.offLabels, tiling.offLoss, tiling.offBackprop};
     void* ptr[4];
     for (int i = 0; i < 4; ++i) {
-      const View& v = views.v[i];
+      const ViewDesc& v = views.v[i];
       if (gather[i]) {
         ptr[i] = ws + ws_off[i];
         if (i <= kLabels) ParallelCopy(v, base[i], ptr[i], true);
       } else {
-        ptr[i] = static_cast<char*>(base[i]) + v.t.offset * static_cast<int64_t>(ElementSize(v.t.dtype));
+        ptr[i] = static_cast<char*>(base[i]) + v.offset * static_cast<int64_t>(ElementSize(v.dtype));
       }
     }
     SceKernelArgs k = args;
@@ -293,12 +292,8 @@ extern "C" aclnnStatus aclnnSoftmaxCrossEntropyWithLogitsGetWorkspaceSize(
 
   auto plan = std::make_shared<SceOpPlan>();
   for (int i = 0; i < 4; ++i) {
-    plan->views.v[i].t.dtype = t[i]->dtype;
-    plan->views.v[i].t.dims = t[i]->dims;
-    plan->views.v[i].t.strides = t[i]->strides;
-    plan->views.v[i].t.offset = t[i]->offset;
-    plan->views.v[i].numel = NumElements(*t[i]);
-    plan->views.selfOverlap[i] = i >= kLoss && SelfOverlaps(*t[i]);
+    plan->views.v[i] = DescribeView(*t[i]);
+    plan->views.selfOverlap[i] = i >= kLoss && SelfOverlaps(plan->views.v[i]);
   }
   void* const base[4] = {features->data, labels->data, loss->data, backprop->data};
   if (const aclnnStatus st = CheckAddrsImpl(api, plan->views, base); st != ACLNN_SUCCESS) return st;
@@ -330,7 +325,8 @@ extern "C" aclnnStatus aclnnSoftmaxCrossEntropyWithLogitsGetWorkspaceSize(
   p.scatterBackprop = gather[kBackprop];
   // The in-place gradient (the only overlap CheckAddrsImpl admits). Addresses bound later may
   // differ; this only picks the store path, never the bits.
-  p.backpropAliasesInput = SameView(*backprop, backprop->data, *features, features->data);
+  p.backpropAliasesInput =
+      SameView(plan->views.v[kBackprop], backprop->data, plan->views.v[kFeatures], features->data);
   plan->tiling = PlanSce(p, CurrentPlatform());
   std::copy(gather, gather + 4, plan->gather);
 
