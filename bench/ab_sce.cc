@@ -3,7 +3,7 @@
 // before/after comparison of a kernel change run as two processes measures the drift; here the
 // builds' calls alternate batch by batch on the same inputs, so the drift reaches both alike.
 //
-//   ab_sce [--dtype fp32|bf16|fp16] [--nchw HxW] [--rounds R] [--batch B] A C LIB_OLD LIB_NEW [LIB ...]
+//   ab_sce [--dtype fp32|bf16|fp16] [--nchw HxW] [--rounds R] [--batch B] [--gap-us G] A C LIB_OLD LIB_NEW [LIB ...]
 //
 // Each LIB is a libaclnn_portable.so (of a build directory); it is copied to a private file and
 // loaded with dlopen(RTLD_LOCAL | RTLD_DEEPBIND), so every build keeps its own symbols, thread
@@ -14,6 +14,11 @@
 // every other round. Reported per build: the minimum and the median over rounds of the mean
 // time per call, in ns per element, the ratio of minima to the first build, and "same" / "DIFF"
 // for whether its loss and backprop bytes equal the first build's.
+//
+// --gap-us G (G > 0): calls that find the pool asleep, as in a training step whose other work
+// lasts longer than the workers' spin: before each call the caller busy-waits G microseconds,
+// and each call is timed alone; reported per build besides: the median and 90th percentile of
+// the single calls. (The batch means then hold the calls' times without the gaps.)
 //
 // AB_SCE_KEEP_COPIES=1 leaves the private copies in place (named on stderr, for `perf report`
 // to find the builds' symbols; remove them afterwards).
@@ -72,6 +77,7 @@ struct Build {
   aclTensor *features = nullptr, *labels = nullptr, *loss = nullptr, *backprop = nullptr;
   Bytes lossBuf, backpropBuf, workspace;
   std::vector<double> means;  // ns per element, one per round
+  std::vector<double> calls;  // --gap-us: ns per element of every call
 };
 
 // A private copy of the library: dlopen returns the loaded copy again for a path (or file) it
@@ -100,6 +106,7 @@ void Resolve(void* h, const char* symbol, F* fn, const std::string& lib) {
 int main(int argc, char** argv) {
   DType dt = DType::kF32;
   int rounds = 20, batch = 20;
+  double gapUs = 0.0;
   int64_t H = 0, W = 0;  // --nchw
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
@@ -125,8 +132,11 @@ int main(int argc, char** argv) {
       rounds = std::atoi(value().c_str());
     } else if (a == "--batch") {
       batch = std::atoi(value().c_str());
+    } else if (a == "--gap-us") {
+      gapUs = std::atof(value().c_str());
+      if (!(gapUs >= 0.0)) Fail("--gap-us: expected a number of microseconds >= 0");
     } else if (a == "-h" || a == "--help") {
-      std::printf("usage: ab_sce [--dtype fp32|bf16|fp16] [--nchw HxW] [--rounds R] [--batch B] A C LIB_OLD LIB_NEW [LIB ...]\n");
+      std::printf("usage: ab_sce [--dtype fp32|bf16|fp16] [--nchw HxW] [--rounds R] [--batch B] [--gap-us G] A C LIB_OLD LIB_NEW [LIB ...]\n");
       return 0;
     } else {
       args.push_back(a);
@@ -192,6 +202,21 @@ int main(int argc, char** argv) {
   for (int r = 0; r < rounds; ++r)
     for (size_t i = 0; i < builds.size(); ++i) {
       Build& B = builds[(r & 1) ? builds.size() - 1 - i : i];
+      if (gapUs > 0.0) {
+        double sum = 0.0;
+        for (int k = 0; k < batch; ++k) {
+          const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(gapUs);
+          while (std::chrono::steady_clock::now() < until) {
+          }
+          const auto t0 = std::chrono::steady_clock::now();
+          call(B);
+          const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+          B.calls.push_back(ns / static_cast<double>(n));
+          sum += ns;
+        }
+        B.means.push_back(sum / batch / static_cast<double>(n));
+        continue;
+      }
       const auto t0 = std::chrono::steady_clock::now();
       for (int k = 0; k < batch; ++k) call(B);
       const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
@@ -209,6 +234,12 @@ int main(int argc, char** argv) {
                       std::memcmp(B.lossBuf.data(), builds[0].lossBuf.data(), nLoss * es) == 0;
     std::printf("  %-40s min %.4f  median %.4f  x%.3f  %s\n", B.path.c_str(), v[0], v[v.size() / 2], v[0] / base,
                 &B == &builds[0] ? "(reference)" : same ? "same bits" : "DIFF");
+    if (!B.calls.empty()) {
+      std::vector<double> c = B.calls;
+      std::sort(c.begin(), c.end());
+      std::printf("  %-40s single calls after %.0f us: median %.4f  p90 %.4f  (%zu calls)\n", "", gapUs,
+                  c[c.size() / 2], c[c.size() * 9 / 10], c.size());
+    }
   }
   return 0;
 }
