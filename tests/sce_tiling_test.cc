@@ -112,13 +112,20 @@ TEST(SceTiling, Table) {
       EXPECT_GT(t.tailBlockFactor, 0);
       EXPECT_LE(t.realCoreNum, r.platform.coreNum);
       // Pieces: whole blocks where a block owns scratch or cross-core tasks, else about
-      // kScePieceElems elements (16-row multiples for the lane kernels), never more than a block.
+      // kScePieceElems elements or, shared by cores, at most a kScePiecesPerCore-th of a block
+      // (16-row multiples for the lane kernels), never more than a block.
       EXPECT_GT(t.pieceFactor, 0);
       EXPECT_LE(t.pieceFactor, t.blockFactor);
+      const int64_t quarter = (t.blockFactor + kScePiecesPerCore - 1) / kScePiecesPerCore;
       if (t.schId == SceSchedule::kSplitR) {
         EXPECT_EQ(t.pieceFactor, t.blockFactor);
       } else if (t.pieceFactor < t.blockFactor) {
-        EXPECT_GE(t.pieceFactor * std::max<int64_t>(t.R, 1), kScePieceElems - std::max<int64_t>(t.R, 1));
+        EXPECT_TRUE(t.pieceFactor * std::max<int64_t>(t.R, 1) >= kScePieceElems - std::max<int64_t>(t.R, 1) ||
+                    (t.useCoreNum > 1 && t.pieceFactor >= quarter))
+            << t.pieceFactor;
+      }
+      if (t.kernel == SceKernel::kRows && t.schId == SceSchedule::kFullLoad && t.useCoreNum > 1) {
+        EXPECT_LE(t.pieceFactor, quarter);
       }
       if (t.kernel == SceKernel::kNchwLanes) {
         EXPECT_GE(t.pieceFactor, std::min(t.blockFactor, kSceNchwPiecePositions));
@@ -130,11 +137,17 @@ TEST(SceTiling, Table) {
   }
 }
 
-// Dynamic pieces: 65536 / R rows (16-row multiples for the lane kernels), capped at a block;
-// SplitR keeps whole blocks (the serial path's scratch row per block, the cross-core tasks).
+// Dynamic pieces: 65536 / R rows (16-row multiples for the lane kernels), capped at a block and,
+// when cores share the call, at a quarter of a block; SplitR keeps whole blocks (the serial
+// path's scratch row per block, the cross-core tasks).
 TEST(SceTiling, PieceFactor) {
   EXPECT_EQ(PlanSce(Nd(4096, 1000), kThisLike).pieceFactor, 65);
   EXPECT_EQ(PlanSce(Nd(65536, 10), kThisLike).pieceFactor, 6560);      // 6553 -> 6560
+  EXPECT_EQ(PlanSce(Nd(64, 1000), kThisLike).pieceFactor, 8);          // a quarter of 32 rows
+  EXPECT_EQ(PlanSce(Nd(160, 1000), kThisLike).pieceFactor, 20);
+  EXPECT_EQ(PlanSce(Nd(4096, 10), kThisLike).pieceFactor, 512);        // a quarter of 2048 rows
+  EXPECT_EQ(PlanSce(Nd(1000, 100), kThisLike).pieceFactor, 125);
+  EXPECT_EQ(PlanSce(Nd(32, 1000), kThisLike).pieceFactor, 32);         // one core: the block
   EXPECT_EQ(PlanSce(Nd(1048576, 2), kThisLike).pieceFactor, 32768);
   EXPECT_EQ(PlanSce(Nchw(8, 19, 256, 256), kThisLike).pieceFactor, 32768);  // at least 32768 positions
   EXPECT_EQ(PlanSce(Nchw(2, 3, 100, 100), kThisLike).pieceFactor, 10000);   // a block (10000) is less

@@ -71,6 +71,8 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
   t.pieceFactor = t.blockFactor;
   if (!split) {
     int64_t piece = std::max<int64_t>(1, kScePieceElems / rowElems);
+    // Calls shared by cores but short: kScePiecesPerCore pieces per block (see there).
+    if (t.useCoreNum > 1) piece = std::min(piece, CeilDiv(t.blockFactor, kScePiecesPerCore));
     // NCHW reads C class rows per position run, each prefetched ahead from its start: runs
     // of at least kSceNchwPiecePositions keep that unprefetched start a small part of the piece.
     if (t.kernel == SceKernel::kNchwLanes) piece = std::max(piece, kSceNchwPiecePositions);

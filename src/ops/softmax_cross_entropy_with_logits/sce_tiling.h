@@ -57,6 +57,17 @@ constexpr int64_t kSceMinElemsPerCore = 32768;
 // Elements per piece of work a worker claims at a time (see SceTiling::pieceFactor): ~15-40 us of
 // work, against one atomic increment per piece.
 constexpr int64_t kScePieceElems = 65536;
+// A call that uses several cores has at least this many pieces per core (fewer elements per
+// piece than kScePieceElems when a core's block is under 4 x 65536 elements). A helper that
+// was asleep (its spin over: the call follows other work) joins a few microseconds late; with
+// two pieces per call it could take the second just before the caller finished the first, and
+// the caller then waited for all of it. Measured on the Zen 3 guest, 2 threads, calls 300 us
+// apart (bench/ab_sce --gap-us 300, the same bits), median single-call time against pieces of
+// 65536 elements: [64, 1000] 0.94x, [160, 1000] 0.86x, [1024, 64] 0.77x, [512, 100] 0.90x,
+// [1024, 256] 0.95x, [4096, 10] 1.01x; back-to-back calls (workers awake) 0.85-1.03x, but
+// [4096, 10] / [16384, 4] 0.84-1.30x between runs (noise around no change). Unchanged: calls
+// on one core (kSceMinElemsPerCore) and large ones.
+constexpr int64_t kScePiecesPerCore = 4;
 // NCHW pieces span at least this many positions (128 KiB of each fp32 class row).
 constexpr int64_t kSceNchwPiecePositions = 32768;
 // NCHW copy scratch (see NchwLanes): features and labels of up to kSceNchwMaxGroups groups of
@@ -113,8 +124,9 @@ struct SceTiling {
   // (dynamic scheduling, so a core that another tenant slows down takes fewer pieces; every row's
   // bits are the same in any piece). pieceFactor = blockFactor (the seed's one block per core)
   // where a block owns workspace (the serial SplitR exp scratch row) or tasks share a core's
-  // cache across phases (cross-core SplitR); otherwise about kScePieceElems elements, a multiple
-  // of 16 for the lane kernels.
+  // cache across phases (cross-core SplitR); otherwise about kScePieceElems elements, or a
+  // kScePiecesPerCore-th of a block where that is less and several cores share the call, a
+  // multiple of 16 for the lane kernels.
   int64_t pieceFactor = 0;
   // SplitR: the class chunk, chunks per row, the last chunk's length.
   int64_t rUbNumFactor = 0, rLoopTime = 0, rLoopTile = 0;
