@@ -59,9 +59,10 @@ constexpr int64_t kSceMinElemsPerCore = 32768;
 constexpr int64_t kScePieceElems = 65536;
 // A call that uses several cores has at least this many pieces per core (fewer elements per
 // piece than kScePieceElems when a core's block is under 4 x 65536 elements). A helper that
-// was asleep (its spin over: the call follows other work) joins a few microseconds late; with
-// two pieces per call it could take the second just before the caller finished the first, and
-// the caller then waited for all of it. Measured on the Zen 3 guest, 2 threads, calls 300 us
+// was asleep (its spin over: the call follows other work) joins tens of microseconds late, and
+// waking it costs the caller too; with one piece per core there was often nothing left for it
+// to take by then (or it took the last piece and the caller waited for all of it), so such a
+// call took longer than on one core. Measured on the Zen 3 guest, 2 threads, calls 300 us
 // apart (bench/ab_sce --gap-us 300, the same bits), median single-call time against pieces of
 // 65536 elements: [64, 1000] 0.94x, [160, 1000] 0.86x, [1024, 64] 0.77x, [512, 100] 0.90x,
 // [1024, 256] 0.95x, [4096, 10] 1.01x; back-to-back calls (workers awake) 0.85-1.03x, but
