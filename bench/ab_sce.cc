@@ -202,24 +202,26 @@ int main(int argc, char** argv) {
   for (int r = 0; r < rounds; ++r)
     for (size_t i = 0; i < builds.size(); ++i) {
       Build& B = builds[(r & 1) ? builds.size() - 1 - i : i];
+      auto since = [](std::chrono::steady_clock::time_point t0) {
+        return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+      };
+      double ns = 0.0;  // the batch's calls, without the gaps
       if (gapUs > 0.0) {
-        double sum = 0.0;
         for (int k = 0; k < batch; ++k) {
           const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(gapUs);
           while (std::chrono::steady_clock::now() < until) {
           }
           const auto t0 = std::chrono::steady_clock::now();
           call(B);
-          const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
-          B.calls.push_back(ns / static_cast<double>(n));
-          sum += ns;
+          const double one = since(t0);
+          B.calls.push_back(one / static_cast<double>(n));
+          ns += one;
         }
-        B.means.push_back(sum / batch / static_cast<double>(n));
-        continue;
+      } else {
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int k = 0; k < batch; ++k) call(B);
+        ns = since(t0);
       }
-      const auto t0 = std::chrono::steady_clock::now();
-      for (int k = 0; k < batch; ++k) call(B);
-      const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
       B.means.push_back(ns / batch / static_cast<double>(n));
     }
 

@@ -534,6 +534,9 @@ TEST(SceDeterminism, SameBitsForThreadsAndIsas) {
           {ACL_FLOAT16, {40, 192}, {40, 192}, false}, {ACL_BF16, {40, 193}, {40, 193}, false},
           // AVX2 fp32 row blocks end at 144 classes.
           {ACL_FLOAT, {40, 144}, {40, 144}, false},   {ACL_FLOAT, {40, 145}, {40, 145}, false},
+          // Calls shared by cores in quarter-block pieces (kScePiecesPerCore): row blocks cut
+          // mid-block, packed pieces of 16-row multiples with a partial last block.
+          {ACL_FLOAT, {700, 100}, {700, 100}, false}, {ACL_FLOAT, {4100, 10}, {4100, 10}, false},
           // NCHW groups copied into workspace regions, one per worker, a worker taking several pieces.
           {ACL_BF16, {6, 70, 128, 128}, {6, 70, 128, 128}, true},
       },
