@@ -537,6 +537,8 @@ TEST(SceDeterminism, SameBitsForThreadsAndIsas) {
           // Calls shared by cores in quarter-block pieces (kScePiecesPerCore): row blocks cut
           // mid-block, packed pieces of 16-row multiples with a partial last block.
           {ACL_FLOAT, {700, 100}, {700, 100}, false}, {ACL_FLOAT, {4100, 10}, {4100, 10}, false},
+          // 8192-32767 elements a core: helpers join only while they spin (wakeCoreNum 1).
+          {ACL_FLOAT, {16, 1000}, {16, 1000}, false}, {ACL_BF16, {256, 100}, {256, 100}, false},
           // NCHW groups copied into workspace regions, one per worker, a worker taking several pieces.
           {ACL_BF16, {6, 70, 128, 128}, {6, 70, 128, 128}, true},
       },

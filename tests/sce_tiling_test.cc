@@ -76,11 +76,11 @@ TEST(SceTiling, Table) {
       {"[100,63]", Nd(100, 63), kThisLike, S::kFullLoad, K::kPackedRows, 100, 63, 1, 112, 1, 100, 0, 0, 0, false, 0},
       {"[100,64]", Nd(100, 64), kThisLike, S::kFullLoad, K::kRows, 100, 64, 1, 100, 1, 100, 0, 0, 0, false, 0},
       {"[100,65]", Nd(100, 65), kThisLike, S::kFullLoad, K::kRows, 100, 65, 1, 100, 1, 100, 0, 0, 0, false, 0},
-      {"[100,95] bf16", Nd(100, 95, 2), kThisLike, S::kFullLoad, K::kPackedRows, 100, 95, 1, 112, 1, 100, 0, 0, 0, false, 0},
-      {"[100,96] bf16", Nd(100, 96, 2), kThisLike, S::kFullLoad, K::kRows, 100, 96, 1, 100, 1, 100, 0, 0, 0, false, 0},
-      {"[100,112] bf16", Nd(100, 112, 2), kThisLike, S::kFullLoad, K::kRows, 100, 112, 1, 100, 1, 100, 0, 0, 0, false, 0},
-      {"[100,127] bf16", Nd(100, 127, 2), kThisLike, S::kFullLoad, K::kRows, 100, 127, 1, 100, 1, 100, 0, 0, 0, false, 0},
-      {"[100,128] bf16", Nd(100, 128, 2), kThisLike, S::kFullLoad, K::kRows, 100, 128, 1, 100, 1, 100, 0, 0, 0, false, 0},
+      {"[100,95] bf16", Nd(100, 95, 2), kThisLike, S::kFullLoad, K::kPackedRows, 100, 95, 2, 64, 2, 36, 0, 0, 0, false, 0},
+      {"[100,96] bf16", Nd(100, 96, 2), kThisLike, S::kFullLoad, K::kRows, 100, 96, 2, 50, 2, 50, 0, 0, 0, false, 0},
+      {"[100,112] bf16", Nd(100, 112, 2), kThisLike, S::kFullLoad, K::kRows, 100, 112, 2, 50, 2, 50, 0, 0, 0, false, 0},
+      {"[100,127] bf16", Nd(100, 127, 2), kThisLike, S::kFullLoad, K::kRows, 100, 127, 2, 50, 2, 50, 0, 0, 0, false, 0},
+      {"[100,128] bf16", Nd(100, 128, 2), kThisLike, S::kFullLoad, K::kRows, 100, 128, 2, 50, 2, 50, 0, 0, 0, false, 0},
       {"[65536,24]", Nd(65536, 24), kThisLike, S::kFullLoad, K::kPackedRows, 65536, 24, 2, 32768, 2, 32768, 0, 0, 0, false, 0},
       {"[33,1]", Nd(33, 1), kThisLike, S::kFullLoad, K::kOneClass, 33, 1, 1, 33, 1, 33, 0, 0, 0, false, 0},
       {"[4,0]", Nd(4, 0), kThisLike, S::kFullLoad, K::kZeroClasses, 4, 0, 1, 4, 1, 4, 0, 0, 0, false, 0},
@@ -111,8 +111,10 @@ TEST(SceTiling, Table) {
       EXPECT_EQ(t.blockFactor * (t.realCoreNum - 1) + t.tailBlockFactor, t.splitRAcrossCores ? t.splitTasks : t.A);
       EXPECT_GT(t.tailBlockFactor, 0);
       EXPECT_LE(t.realCoreNum, r.platform.coreNum);
+      EXPECT_GE(t.wakeCoreNum, 1);
+      EXPECT_LE(t.wakeCoreNum, t.useCoreNum);
       // Pieces: whole blocks where a block owns scratch or cross-core tasks, else about
-      // kScePieceElems elements or, shared by cores, at most a kScePiecesPerCore-th of a block
+      // kScePieceElems elements or, waking cores, at most a kScePiecesPerCore-th of a block
       // (16-row multiples for the lane kernels), never more than a block.
       EXPECT_GT(t.pieceFactor, 0);
       EXPECT_LE(t.pieceFactor, t.blockFactor);
@@ -121,10 +123,10 @@ TEST(SceTiling, Table) {
         EXPECT_EQ(t.pieceFactor, t.blockFactor);
       } else if (t.pieceFactor < t.blockFactor) {
         EXPECT_TRUE(t.pieceFactor * std::max<int64_t>(t.R, 1) >= kScePieceElems - std::max<int64_t>(t.R, 1) ||
-                    (t.useCoreNum > 1 && t.pieceFactor >= quarter))
+                    (t.wakeCoreNum > 1 && t.pieceFactor >= quarter))
             << t.pieceFactor;
       }
-      if (t.kernel == SceKernel::kRows && t.schId == SceSchedule::kFullLoad && t.useCoreNum > 1) {
+      if (t.kernel == SceKernel::kRows && t.schId == SceSchedule::kFullLoad && t.wakeCoreNum > 1) {
         EXPECT_LE(t.pieceFactor, quarter);
       }
       if (t.kernel == SceKernel::kNchwLanes) {
@@ -138,7 +140,7 @@ TEST(SceTiling, Table) {
 }
 
 // Dynamic pieces: 65536 / R rows (16-row multiples for the lane kernels), capped at a block and,
-// when cores share the call, at a quarter of a block; SplitR keeps whole blocks (the serial
+// when the call wakes cores, at a quarter of a block; SplitR keeps whole blocks (the serial
 // path's scratch row per block, the cross-core tasks).
 TEST(SceTiling, PieceFactor) {
   EXPECT_EQ(PlanSce(Nd(4096, 1000), kThisLike).pieceFactor, 65);
@@ -147,7 +149,8 @@ TEST(SceTiling, PieceFactor) {
   EXPECT_EQ(PlanSce(Nd(160, 1000), kThisLike).pieceFactor, 20);
   EXPECT_EQ(PlanSce(Nd(4096, 10), kThisLike).pieceFactor, 512);        // a quarter of 2048 rows
   EXPECT_EQ(PlanSce(Nd(1000, 100), kThisLike).pieceFactor, 125);
-  EXPECT_EQ(PlanSce(Nd(32, 1000), kThisLike).pieceFactor, 32);         // one core: the block
+  EXPECT_EQ(PlanSce(Nd(32, 1000), kThisLike).pieceFactor, 16);         // wakes no core: blocks
+  EXPECT_EQ(PlanSce(Nd(8, 1000), kThisLike).pieceFactor, 8);           // one core: the block
   EXPECT_EQ(PlanSce(Nd(1048576, 2), kThisLike).pieceFactor, 32768);
   EXPECT_EQ(PlanSce(Nchw(8, 19, 256, 256), kThisLike).pieceFactor, 32768);  // at least 32768 positions
   EXPECT_EQ(PlanSce(Nchw(2, 3, 100, 100), kThisLike).pieceFactor, 10000);   // a block (10000) is less
@@ -155,6 +158,37 @@ TEST(SceTiling, PieceFactor) {
   EXPECT_EQ(PlanSce(Nd(1024, 32000), kThisLike).pieceFactor, 512);    // SplitR: the block
   EXPECT_EQ(PlanSce(Nd(4, 1 << 20), kThisLike).pieceFactor, 2);
   EXPECT_EQ(PlanSce(Nd(1, 131072), kThisLike).pieceFactor, 16);       // cross-core: 16 tasks a block
+}
+
+// Cores: one per kSceMinElemsPerAwakeCore (8192) elements while the workers spin (useCoreNum),
+// one per kSceMinElemsPerCore (32768) to wake them from sleep (wakeCoreNum), whole rows;
+// cross-core SplitR wakes one per 32768 of the call's elements.
+TEST(SceTiling, CoresUsedAndWoken) {
+  struct Row {
+    const char* name;
+    SceProblem p;
+    PlatformInfo pi;
+    int64_t use, wake;
+  };
+  for (const Row& r : std::vector<Row>{
+           {"[16,4]", Nd(16, 4), kThisLike, 1, 1},
+           {"[8,1000]", Nd(8, 1000), kThisLike, 1, 1},            // 8000: the caller alone
+           {"[16,1000]", Nd(16, 1000), kThisLike, 2, 1},          // 8 rows of 8192 / 1000
+           {"[32,1000]", Nd(32, 1000), kThisLike, 2, 1},
+           {"[40,1000]", Nd(40, 1000), kThisLike, 2, 2},          // 32 rows of 32768 / 1000
+           {"[128,64]", Nd(128, 64), kThisLike, 1, 1},            // 8192: one core's worth
+           {"[256,100]", Nd(256, 100), kThisLike, 2, 1},
+           {"[4096,1000]", Nd(4096, 1000), kThisLike, 2, 2},
+           {"[1,8192] cross-core", Nd(1, 8192), kThisLike, 2, 1},
+           {"[1,131072] cross-core", Nd(1, 131072), kThisLike, 2, 2},
+           {"[256,100] Ascend", Nd(256, 100), kAscendLikePlatform, 4, 1},  // 81 / 327 rows a core
+           {"[4096,1000] Ascend", Nd(4096, 1000), kAscendLikePlatform, 40, 40},
+       }) {
+    SCOPED_TRACE(r.name);
+    const SceTiling t = PlanSce(r.p, r.pi);
+    EXPECT_EQ(t.useCoreNum, r.use);
+    EXPECT_EQ(t.wakeCoreNum, r.wake);
+  }
 }
 
 // NCHW copy scratch: groups of 16 positions (2 * 16 * C floats each) in the kernel's 32 KiB stack

@@ -162,6 +162,63 @@ TEST(ThreadPool, ACallDoesNotWaitForAHelperThatCannotRun) {
   for (int rep = 0; rep < 100; ++rep) ThreadPool::Global().ParallelFor(16, 0, [&](int64_t) { n.fetch_add(1); });
   EXPECT_EQ(n.load(), 1600);
 }
+
+namespace {
+// Waits (up to 5 s) until n helpers sleep, their spin over.
+bool WaitUntilSleeping(int n) {
+  for (int i = 0; i < 5000; ++i) {
+    if (ThreadPool::Global().SleepingWorkers() == n) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+}  // namespace
+
+// wake_workers: a call that may use a helper but not wake it runs alone while the helper sleeps
+// (no system call, no late helper to wait for), and does not start the threads of a fresh pool.
+TEST(ThreadPool, ACallDoesNotWakeHelpersBeyondItsWakeLimit) {
+  aclnn_test::ScopedThreads scoped(2);
+  ThreadPool::Global().Shutdown();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));  // not in a run with an earlier call
+  std::vector<int> worker_of(64, -1);
+  ThreadPool::Global().ParallelFor(64, 2, [&](int64_t t, int w) { worker_of[t] = w; }, 1);
+  EXPECT_TRUE(PoolThreads().empty()) << "threads started for a call that wakes none";
+  for (int w : worker_of) EXPECT_EQ(w, 0);
+  ThreadPool::Global().ParallelFor(4, 0, [](int64_t) {});  // starts the helper
+  ASSERT_TRUE(WaitUntilSleeping(1)) << "the helper never went to sleep";
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));  // no call in a run
+  // Two calls in a row (the second within a spin of the first) leave it asleep too.
+  for (int call = 0; call < 2; ++call) {
+    std::fill(worker_of.begin(), worker_of.end(), -1);
+    ThreadPool::Global().ParallelFor(64, 2, [&](int64_t t, int w) {
+      std::this_thread::sleep_for(std::chrono::microseconds(5));
+      worker_of[t] = w;
+    }, 1);
+    for (int t = 0; t < 64; ++t)
+      EXPECT_EQ(worker_of[t], 0) << "call " << call << " task " << t << " ran on a helper that was asleep";
+  }
+  EXPECT_EQ(ThreadPool::Global().SleepingWorkers(), 1);
+}
+
+// ... but from the third call of a run (each within a spin of the last) such calls wake it, and
+// it takes part: otherwise the helpers of a loop of short calls would sleep forever.
+TEST(ThreadPool, CallsInARunWakeTheHelper) {
+  aclnn_test::ScopedThreads scoped(2);
+  ThreadPool::Global().ParallelFor(4, 0, [](int64_t) {});
+  ASSERT_TRUE(WaitUntilSleeping(1)) << "the helper never went to sleep";
+  std::atomic<int> on_helper{0}, n{0};
+  int reps = 0;
+  for (; reps < 500 && on_helper.load() == 0; ++reps) {
+    ThreadPool::Global().ParallelFor(16, 2, [&](int64_t, int w) {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      if (w != 0) on_helper.fetch_add(1);
+      n.fetch_add(1);
+    }, 1);
+  }
+  EXPECT_GT(on_helper.load(), 0) << "the helper never joined a run of calls";
+  EXPECT_EQ(n.load(), 16 * reps);
+}
+
 #endif
 
 TEST(ThreadPool, ShutdownThenRunRestarts) {

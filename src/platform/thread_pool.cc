@@ -67,6 +67,9 @@ struct ThreadPool::Impl {
   static constexpr uint32_t kOffered = 0, kTaken = 1, kRevoked = 2;
   struct alignas(64) Worker {
     std::atomic<uint32_t> offer{kRevoked};
+    // Set while the worker waits in the kernel for an offer (its spin over); read by callers
+    // that wake only spinning helpers. A hint: the offer protocol is right either way.
+    std::atomic<bool> asleep{false};
     int index = 0;  // its place in workers: the worker index its tasks see
     std::thread thread;
   };
@@ -83,6 +86,10 @@ struct ThreadPool::Impl {
   TaskFn fn = nullptr;
   void* ctx = nullptr;
   int64_t num_tasks = 0;
+  // When the last call through the pool ended, and how many calls before this one each began
+  // within a spin of the last one's end (written by the caller holding call_mu).
+  std::chrono::steady_clock::time_point last_end{};
+  int run_length = 0;
   alignas(64) std::atomic<int64_t> next_task{0};
   alignas(64) std::atomic<int> pending_workers{0};
 
@@ -100,7 +107,9 @@ struct ThreadPool::Impl {
       SpinUntil([&] { return self->offer.load(std::memory_order_acquire) != seen; });
       uint32_t o = self->offer.load(std::memory_order_acquire);
       while (o == seen) {
+        self->asleep.store(true, std::memory_order_relaxed);
         self->offer.wait(seen, std::memory_order_acquire);
+        self->asleep.store(false, std::memory_order_relaxed);
         o = self->offer.load(std::memory_order_acquire);
       }
       seen = o;  // a word other than this one is looked at again
@@ -116,12 +125,17 @@ struct ThreadPool::Impl {
 
   // job_seq in [1, 2^30): it fits the offer word, and no offer is the initial word.
   void NextJob() { job_seq = job_seq + 1 < (1u << 30) ? job_seq + 1 : 1; }
-  // Offers the current job (job_seq) to workers [1, helpers].
-  void Offer(int helpers) {
+  // Offers the current job (job_seq) to workers [1, helpers], except those from wake on that
+  // are asleep; returns how many it offered it to.
+  int Offer(int helpers, int wake) {
+    int offered = 0;
     for (int i = 1; i <= helpers; ++i) {
+      if (i >= wake && workers[i]->asleep.load(std::memory_order_relaxed)) continue;
       workers[i]->offer.store(job_seq << 2 | kOffered, std::memory_order_release);
       workers[i]->offer.notify_one();
+      ++offered;
     }
+    return offered;
   }
 
   void StartLocked() {
@@ -145,7 +159,7 @@ struct ThreadPool::Impl {
     if (!started) return;
     stop.store(true, std::memory_order_release);
     NextJob();  // an offer every worker takes, and stops at
-    Offer(num_threads - 1);
+    Offer(num_threads - 1, num_threads);
     for (int i = 1; i < num_threads; ++i) workers[i]->thread.join();
     workers.clear();
     started = false;
@@ -165,17 +179,42 @@ ThreadPool& ThreadPool::Global() {
 
 int ThreadPool::size() const { return impl_->num_threads; }
 
-void ThreadPool::Run(int64_t num_tasks, int max_workers, TaskFn fn, void* ctx) {
-  if (num_tasks <= 0) return;
+int ThreadPool::Run(int64_t num_tasks, int max_workers, TaskFn fn, void* ctx, int wake_workers) {
+  if (num_tasks <= 0) return 0;
   Impl& p = *impl_;
   int64_t want = max_workers <= 0 ? p.num_threads : std::min(max_workers, p.num_threads);
   want = std::min<int64_t>(want, num_tasks);
+  int wake = wake_workers <= 0 ? static_cast<int>(want) : std::min<int>(wake_workers, static_cast<int>(want));
   std::unique_lock<std::mutex> call(p.call_mu, std::defer_lock);
-  if (want <= 1 || !call.try_lock()) {  // nothing to share, or the pool is serving another call
+  auto serial = [&] {
     for (int64_t t = 0; t < num_tasks; ++t) fn(ctx, t, 0);
-    return;
-  }
+    return 1;
+  };
+  // Nothing to share, or the pool is serving another call.
+  if (want <= 1 || !call.try_lock()) return serial();
+  bool started;
   {
+    std::lock_guard<std::mutex> life(p.life_mu);
+    started = p.started;
+  }
+  // Helpers beyond wake that sleep (or were never started) are left out, unless this call is
+  // the third or later of a run, each call beginning within a spin of the last one's end: the
+  // next calls of the run then find the woken helpers spinning. Without this the helpers of a
+  // loop of short calls would never wake; two calls in a row (two losses of a step) do not wake
+  // them.
+  const auto start = std::chrono::steady_clock::now();
+  p.run_length = start - p.last_end < kSpinTime ? p.run_length + 1 : 0;
+  if (wake < want) {
+    bool asleep = !started;
+    for (int i = wake; i < want && !asleep; ++i) asleep = p.workers[i]->asleep.load(std::memory_order_relaxed);
+    if (asleep && p.run_length >= 2) wake = static_cast<int>(want);
+  }
+  if (!started) {
+    if (wake <= 1) {  // no thread to share the call with without waking one
+      serial();
+      p.last_end = std::chrono::steady_clock::now();
+      return 1;
+    }
     std::lock_guard<std::mutex> life(p.life_mu);
     p.StartLocked();
   }
@@ -184,12 +223,16 @@ void ThreadPool::Run(int64_t num_tasks, int max_workers, TaskFn fn, void* ctx) {
   p.num_tasks = num_tasks;
   p.next_task.store(0, std::memory_order_relaxed);
   const int helpers = static_cast<int>(want) - 1;
+  // Counted before the offers (a helper may finish before Offer returns), less the helpers
+  // passed over (asleep, beyond wake) after it.
   p.pending_workers.store(helpers, std::memory_order_release);
   p.NextJob();
-  p.Offer(helpers);
+  const int offered = p.Offer(helpers, wake);
+  if (offered < helpers) p.pending_workers.fetch_sub(helpers - offered, std::memory_order_acq_rel);
   p.RunTasks(0);
   // Every task is claimed now. Helpers that have not taken their offer never will: revoke it
-  // and count them done. The others are running (or finishing) a task: wait for them.
+  // and count them done (a helper passed over holds an older word, which the exchange leaves).
+  // The others are running (or finishing) a task: wait for them.
   for (int i = 1; i <= helpers; ++i) {
     uint32_t o = p.job_seq << 2 | Impl::kOffered;
     // No notify: the offer's notify has woken the helper already, and it reads the word again.
@@ -202,6 +245,16 @@ void ThreadPool::Run(int64_t num_tasks, int max_workers, TaskFn fn, void* ctx) {
     p.pending_workers.wait(left, std::memory_order_acquire);
     left = p.pending_workers.load(std::memory_order_acquire);
   }
+  p.last_end = std::chrono::steady_clock::now();
+  return offered + 1;
+}
+
+int ThreadPool::SleepingWorkers() const {
+  std::lock_guard<std::mutex> life(impl_->life_mu);
+  int n = 0;
+  if (impl_->started)
+    for (int i = 1; i < impl_->num_threads; ++i) n += impl_->workers[i]->asleep.load(std::memory_order_relaxed);
+  return n;
 }
 
 void ThreadPool::Shutdown() {

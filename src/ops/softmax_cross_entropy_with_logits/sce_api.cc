@@ -176,7 +176,7 @@ class SceOpPlan final : public OpPlan {
     k.bp = ptr[kBackprop];
     if (tiling.expScratchStride > 0) k.expScratch = reinterpret_cast<float*>(ws + tiling.offExp);
     ThreadPool& pool = ThreadPool::Global();
-    const int workers = static_cast<int>(tiling.useCoreNum);
+    int workers = static_cast<int>(tiling.useCoreNum), wake = static_cast<int>(tiling.wakeCoreNum);
     if (tiling.splitRAcrossCores) {
       k.chunks = reinterpret_cast<SceChunkRecord*>(ws + tiling.offSplit);
       k.rows = reinterpret_cast<SceRowRecord*>(ws + tiling.offSplit +
@@ -184,13 +184,17 @@ class SceOpPlan final : public OpPlan {
       const auto fn = split_phase;
       const int64_t bf = tiling.blockFactor, n = tiling.splitTasks;
       for (int phase = 0; phase < 4; ++phase) {
+        int offered;
         if (phase % 2 == 0) {  // per-chunk work in blocks of chunks
-          pool.ParallelFor(tiling.realCoreNum, workers, [&](int64_t block) {
+          offered = pool.ParallelFor(tiling.realCoreNum, workers, [&](int64_t block) {
             for (int64_t task = block * bf; task < std::min(n, (block + 1) * bf); ++task) fn(k, phase, task);
-          });
+          }, wake);
         } else {  // per-row folds: A is below the core count, one task per row
-          pool.ParallelFor(tiling.A, workers, [&](int64_t row) { fn(k, phase, row); });
+          offered = pool.ParallelFor(tiling.A, workers, [&](int64_t row) { fn(k, phase, row); }, wake);
         }
+        // The later phases use the workers the first found: to the pool they would look like
+        // a run of calls, which wakes helpers a short call left asleep.
+        if (phase == 0) workers = wake = std::max(1, offered);
       }
     } else {
       const auto fn = run_block;
@@ -202,7 +206,7 @@ class SceOpPlan final : public OpPlan {
         SceKernelArgs kw = k;
         kw.nchwScratch = nchw + worker * tiling.nchwScratchFloats;  // each worker its own region
         fn(kw, a0, a1);
-      });
+      }, wake);
     }
     for (int i : {kLoss, kBackprop})
       if (gather[i] && views.v[i].numel > 0) ParallelCopy(views.v[i], base[i], ptr[i], false);

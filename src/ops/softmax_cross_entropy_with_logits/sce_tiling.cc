@@ -48,7 +48,7 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
   // Seed 3.2.1.3, with a floor on the work per core so small problems stay on the caller.
   const int64_t cores = std::max<int32_t>(platform.coreNum, 1);
   const int64_t rowElems = std::max<int64_t>(t.R, 1);
-  const int64_t minRows = std::max<int64_t>(1, kSceMinElemsPerCore / rowElems);
+  const int64_t minRows = std::max<int64_t>(1, kSceMinElemsPerAwakeCore / rowElems);
   t.useCoreNum = std::max<int64_t>(1, std::min({t.A, cores, CeilDiv(t.A, minRows)}));
   t.blockFactor = CeilDiv(t.A, t.useCoreNum);
   // Lanes hold 16 rows / positions: blocks start on a multiple of 16 so only the last is partial.
@@ -67,12 +67,18 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
     t.realCoreNum = CeilDiv(t.splitTasks, t.blockFactor);
     t.tailBlockFactor = t.splitTasks - t.blockFactor * (t.realCoreNum - 1);
   }
+  // Cores worth waking: kSceMinElemsPerCore elements each (whole rows; (row, chunk) tasks: of
+  // the call's elements).
+  const int64_t wakeRows = std::max<int64_t>(1, kSceMinElemsPerCore / rowElems);
+  const int64_t wakeCores = t.splitRAcrossCores ? CeilDiv(t.A * rowElems, kSceMinElemsPerCore) : CeilDiv(t.A, wakeRows);
+  t.wakeCoreNum = std::max<int64_t>(1, std::min(t.useCoreNum, wakeCores));
   // Dynamic pieces where rows are independent and own no workspace (see SceTiling::pieceFactor).
   t.pieceFactor = t.blockFactor;
   if (!split) {
     int64_t piece = std::max<int64_t>(1, kScePieceElems / rowElems);
-    // Calls shared by cores but short: kScePiecesPerCore pieces per block (see there).
-    if (t.useCoreNum > 1) piece = std::min(piece, CeilDiv(t.blockFactor, kScePiecesPerCore));
+    // Calls that wake cores but are short: kScePiecesPerCore pieces per block (see there). A
+    // call that wakes none keeps whole blocks: its helpers spin (they join at once) or stay out.
+    if (t.wakeCoreNum > 1) piece = std::min(piece, CeilDiv(t.blockFactor, kScePiecesPerCore));
     // NCHW reads C class rows per position run, each prefetched ahead from its start: runs
     // of at least kSceNchwPiecePositions keep that unprefetched start a small part of the piece.
     if (t.kernel == SceKernel::kNchwLanes) piece = std::max(piece, kSceNchwPiecePositions);

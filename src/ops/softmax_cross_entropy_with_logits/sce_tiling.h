@@ -51,14 +51,26 @@ constexpr int64_t kScePackedMaxC = kScePackedMaxC16;
 inline bool ScePackedTakes(int64_t C, int64_t dtypeBytes) {
   return C <= (dtypeBytes == 4 ? kScePackedMaxC32 : kScePackedMaxC16);
 }
-// A core is only used when it gets at least this many elements: waking a worker costs more
-// than computing a small problem (the CANN sample [16, 4] runs on the caller alone).
+// A sleeping core is woken only when it gets at least this many elements: waking a worker
+// costs more than computing a small problem. On the Zen 3 guest the futex wake alone took the
+// caller ~8 us (median; the woken thread ran ~28 us later), and a second core from 16384
+// elements made calls 300 us apart 1.3-1.9x slower.
 constexpr int64_t kSceMinElemsPerCore = 32768;
+// A core is used from this many elements on (useCoreNum) when its worker need not be woken: it
+// still spins after an earlier call, or the call is the third or later of a run of calls (see
+// SceTiling::wakeCoreNum, ThreadPool::Run). Measured there, 2 threads, A/B in one process, the
+// same bits: back to back, [16, 1000] / [32, 1000] / [64, 256] / [256, 100] / [512, 40]
+// 0.60-0.64 / 0.58-0.73 / 0.58-0.63 / 0.53-0.55 / 0.57-0.59x the time; 300 us apart 0.94-1.04x.
+// From 4096 elements per core, calls of 4096-8192 elements took 1.06-1.42x back to back.
+// (The CANN sample [16, 4] runs on the caller alone.)
+constexpr int64_t kSceMinElemsPerAwakeCore = 8192;
 // Elements per piece of work a worker claims at a time (see SceTiling::pieceFactor): ~15-40 us of
 // work, against one atomic increment per piece.
 constexpr int64_t kScePieceElems = 65536;
-// A call that uses several cores has at least this many pieces per core (fewer elements per
-// piece than kScePieceElems when a core's block is under 4 x 65536 elements). A helper that
+// A call that wakes several cores (wakeCoreNum > 1) has at least this many pieces per core
+// (fewer elements per piece than kScePieceElems when a core's block is under 4 x 65536
+// elements); one that wakes none keeps a block per piece (its helpers spin and join at once,
+// or stay out: with quarter blocks, calls 300 us apart took 1.01-1.08x the time). A helper that
 // was asleep (its spin over: the call follows other work) joins tens of microseconds late, and
 // waking it costs the caller too; with one piece per core there was often nothing left for it
 // to take by then (or it took the last piece and the caller waited for all of it), so such a
@@ -121,6 +133,12 @@ struct SceTiling {
   int64_t A = 0, R = 0;
   int64_t HW = 1;  // NCHW: class stride and positions per image; ND: 1
   int64_t useCoreNum = 0, blockFactor = 0, realCoreNum = 0, tailBlockFactor = 0;
+  // Of the useCoreNum cores, those the call may wake from sleep (caller included): the others
+  // join only if their workers still spin after an earlier call, or from the third call of a
+  // run of calls (ThreadPool::Run's wake_workers). useCoreNum counts kSceMinElemsPerAwakeCore
+  // elements per core, wakeCoreNum kSceMinElemsPerCore. Run-time state picks who runs a piece,
+  // never what a piece is.
+  int64_t wakeCoreNum = 0;
   // Rows (positions) per piece: the useCoreNum workers claim pieces of the A rows one at a time
   // (dynamic scheduling, so a core that another tenant slows down takes fewer pieces; every row's
   // bits are the same in any piece). pieceFactor = blockFactor (the seed's one block per core)
