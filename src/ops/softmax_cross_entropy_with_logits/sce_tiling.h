@@ -60,8 +60,8 @@ constexpr int64_t kSceMinElemsPerCore = 32768;
 // still spins after an earlier call, or the call is the third or later of a run of calls (see
 // SceTiling::wakeCoreNum, ThreadPool::Run). Measured there, 2 threads, A/B in one process, the
 // same bits: back to back, [16, 1000] / [32, 1000] / [64, 256] / [256, 100] / [512, 40]
-// 0.60-0.77 / 0.56-0.73 / 0.58-0.64 / 0.53-0.86 / 0.45-0.59x the time (the host's noise, across
-// runs); 300 us apart 0.94-1.04x.
+// 0.60-0.84 / 0.56-0.76 / 0.58-0.78 / 0.53-0.89 / 0.45-0.59x the time (the host's noise, across
+// runs); 300 us apart 0.94-1.13x (mostly 0.99-1.04x).
 // From 4096 elements per core, calls of 4096-8192 elements took 1.06-1.42x back to back.
 // (The CANN sample [16, 4] runs on the caller alone.)
 constexpr int64_t kSceMinElemsPerAwakeCore = 8192;
