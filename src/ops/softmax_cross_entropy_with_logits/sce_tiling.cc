@@ -48,8 +48,11 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
   // Seed 3.2.1.3, with a floor on the work per core so small problems stay on the caller.
   const int64_t cores = std::max<int32_t>(platform.coreNum, 1);
   const int64_t rowElems = std::max<int64_t>(t.R, 1);
-  const int64_t minRows = std::max<int64_t>(1, kSceMinElemsPerAwakeCore / rowElems);
-  t.useCoreNum = std::max<int64_t>(1, std::min({t.A, cores, CeilDiv(t.A, minRows)}));
+  // Cores that get at least minElems elements each, in whole rows.
+  auto coresFor = [&](int64_t minElems) {
+    return std::max<int64_t>(1, std::min({t.A, cores, CeilDiv(t.A, std::max<int64_t>(1, minElems / rowElems))}));
+  };
+  t.useCoreNum = coresFor(kSceMinElemsPerAwakeCore);
   t.blockFactor = CeilDiv(t.A, t.useCoreNum);
   // Lanes hold 16 rows / positions: blocks start on a multiple of 16 so only the last is partial.
   if (t.kernel == SceKernel::kPackedRows || t.kernel == SceKernel::kNchwLanes)
@@ -69,8 +72,7 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
   }
   // Cores worth waking: kSceMinElemsPerCore elements each (whole rows; (row, chunk) tasks: of
   // the call's elements).
-  const int64_t wakeRows = std::max<int64_t>(1, kSceMinElemsPerCore / rowElems);
-  const int64_t wakeCores = t.splitRAcrossCores ? CeilDiv(t.A * rowElems, kSceMinElemsPerCore) : CeilDiv(t.A, wakeRows);
+  const int64_t wakeCores = t.splitRAcrossCores ? CeilDiv(t.A * rowElems, kSceMinElemsPerCore) : coresFor(kSceMinElemsPerCore);
   t.wakeCoreNum = std::max<int64_t>(1, std::min(t.useCoreNum, wakeCores));
   // Dynamic pieces where rows are independent and own no workspace (see SceTiling::pieceFactor).
   t.pieceFactor = t.blockFactor;
