@@ -14,6 +14,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 # ---- machine -------------------------------------------------------------------------------
+def run_mode(args):
+    """full, quick, or (custom shapes) sce, mhc or shapes (both): names the report of the run."""
+    sce, mhc = getattr(args, "sce", None), getattr(args, "mhc", None)
+    if sce or mhc:
+        return "shapes" if sce and mhc else "sce" if sce else "mhc"
+    return "quick" if args.quick else "full"
+
+
 def _read(path, default=""):
     try:
         with open(path) as f:
@@ -95,7 +103,7 @@ def machine_info(args, torch, lib, load_start, load_end, seconds):
         "python": platform.python_version(), "torch": torch.__version__ if torch else "not installed",
         "torch_parallel": _torch_backend(torch), "onednn": lib.bp_dnnl_version().decode(),
         "revision": rev, "load_start": load_start, "load_end": load_end, "seconds": seconds,
-        "mode": "sce" if getattr(args, "sce", None) else "quick" if args.quick else "full", "reps": args.reps,
+        "mode": run_mode(args), "reps": args.reps,
         "filter": args.filter, "argv": [a for a in sys.argv[1:] if a != "--no-build"], "nice": os.nice(0), "autogroup": _read("/proc/self/autogroup", "n/a"),
         "omp_env": " ".join("%s=%s" % (k, os.environ[k]) for k in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY",
                                                                   "GOMP_SPINCOUNT") if k in os.environ),
@@ -481,6 +489,8 @@ def write(results, meta, out_path, chart_path, args):
            "bench/compare --priority  # on a shared machine: own scheduling group at nice -15 (root)",
            "bench/compare --sce 65536x64,8x21x128x128  # any SCE shapes (ND AxC, NCHW NxCxHxW), fp32 and bf16",
            "                        # (build-bench/BENCHMARKS-sce.md)",
+           "bench/compare --mhc 4x512x256x2,1x100x1000x3  # any mHC shapes BxSxDxN: post, pre, backward;",
+           "                        # fp32, bf16, fp16 (build-bench/BENCHMARKS-mhc.md)",
            "bench/compare --help    # --threads N, --reps R, --filter REGEX, --build-dir DIR, --output FILE,",
            "                        # --from-json build-bench/compare-full.json (re-render, no measuring)",
            "```", "",
