@@ -24,6 +24,8 @@ inline Vf Load(const float* p) { return {_mm512_loadu_ps(p)}; }
 inline Vf LoadN(const float* p, int n, float fill) {
   return {_mm512_mask_loadu_ps(_mm512_set1_ps(fill), FirstN(n), p)};
 }
+// v with lanes >= n (n in [0, 16]) set to fill.
+inline Vf FillFrom(Vf v, int n, float fill) { return {_mm512_mask_blend_ps(FirstN(n), _mm512_set1_ps(fill), v.v)}; }
 inline void Store(float* p, Vf a) { _mm512_storeu_ps(p, a.v); }
 inline void StoreN(float* p, Vf a, int n) { _mm512_mask_storeu_ps(p, FirstN(n), a.v); }
 // Non-temporal store; p must be 64-byte aligned.

@@ -25,6 +25,8 @@ inline Vf Load(const float* p) { Vf r; std::memcpy(r.v, p, sizeof r.v); return r
 inline Vf LoadN(const float* p, int n, float fill) {
   Vf r; ACLNN_FOR_LANES r.v[i] = i < n ? p[i] : fill; return r;
 }
+// v with lanes >= n set to fill.
+inline Vf FillFrom(Vf v, int n, float fill) { ACLNN_FOR_LANES if (i >= n) v.v[i] = fill; return v; }
 inline void Store(float* p, Vf a) { std::memcpy(p, a.v, sizeof a.v); }
 inline void StoreN(float* p, Vf a, int n) { for (int i = 0; i < n && i < 16; ++i) p[i] = a.v[i]; }
 inline void StoreStream(float* p, Vf a) { Store(p, a); }

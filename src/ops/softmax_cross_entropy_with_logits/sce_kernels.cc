@@ -239,7 +239,17 @@ __attribute__((always_inline)) inline ExpSums ChunkExpSumsT(const In x, int64_t 
   };
   // An all -inf chunk sums exp(x - 0) = 0 (a NaN in it still shows); +inf gives NaN.
   const Vf M = simd::Set(ChunkExpRef(m));
-  SplitSum sa[2];  // vector j -> accumulator j % 2 (two pairs keep AVX2's 16 registers free)
+  SplitSum sa[2];  // vector j -> accumulator j % 2
+  // AVX2 with es: the split sums are taken in a pass of their own over es once the exps are
+  // done (the same additions in the same order: the same bits). In the exp loop their four
+  // vectors (eight ymm) left too few of AVX2's 16 registers for two vectors' exp chains, and
+  // GCC kept them on the stack, a load and a store per ymm and vector. Measured on the Zen 3
+  // guest, in-process A/B, together with the tail change below: 1 thread, ~65536 elements,
+  // fp32 C = 72 / 128 / 136 / 200 / 1000 0.95 / 0.90 / 0.98 / 0.89 / 0.95x the time, bf16
+  // [512, 1000] / [2048, 200] / [8192, 72] 0.97 / 0.91 / 1.01x; 2 threads, fp32 [4096, 1000]
+  // 0.93x, [16384, 100] 0.94x, [16384, 72] 0.90x, [8192, 200] 1.01x, SplitR [1024, 32000] /
+  // [64, 131072] 1.00x (memory-bound there). AVX-512 (32 registers) keeps them in the loop.
+  constexpr bool kSumAfter = kAvx2 && kStore;
   // Vectors jj .. jj + kU - 1 into acc[0 .. kU - 1], their exps side by side (see kExpBatch).
   auto steps = [&](auto batch, int64_t jj, SplitSum* acc) __attribute__((always_inline)) {
     constexpr int kU = decltype(batch)::value;
@@ -252,7 +262,7 @@ __attribute__((always_inline)) inline ExpSums ChunkExpSumsT(const In x, int64_t 
     else simd::ExpNonPositiveN(z, e);
     for (int u = 0; u < kU; ++u) {
       if constexpr (kStore) simd::Store(es + kL * (jj + u), e[u]);
-      acc[u].Add(e[u]);
+      if constexpr (!kSumAfter) acc[u].Add(e[u]);
     }
   };
   int64_t j = 0;
@@ -272,10 +282,27 @@ __attribute__((always_inline)) inline ExpSums ChunkExpSumsT(const In x, int64_t 
   if (tail) {
     const Vf z = simd::Sub(kWide ? simd::Load(zs + kL * nv) : x.Tail(kL * nv, tail, -kInf), M);
     if constexpr (kZ) simd::Store(zs + kL * nv, z);
-    const Vf e = simd::ExpNonPositive(z);
+    // The padded lanes go through the exp as 0 and are set to +0 after it (exp(-inf) = +0, the
+    // same bits): as -inf they sent every row's tail down ScaleByPow2's route for subnormal
+    // results. Measured on the Zen 3 guest, 1 thread, ~65536 elements, in-process A/B: fp32 C
+    // = 72 / 88 / 100 / 200 / 1000 0.86-0.99 / 0.96-0.98 / 0.96 / 0.95-0.99 / 0.98x the time.
+    const Vf e = simd::FillFrom(simd::ExpNonPositive(simd::FillFrom(z, tail, 0.0f)), tail, 0.0f);
     if constexpr (kStore) simd::Store(es + kL * nv, e);
-    if (nv & 1) sa[1].Add(e);
-    else sa[0].Add(e);
+    if constexpr (!kSumAfter) {
+      if (nv & 1) sa[1].Add(e);
+      else sa[0].Add(e);
+    }
+  }
+  if constexpr (kSumAfter) {  // vector j -> accumulator j % 2, as in the loop above
+    for (j = 0; j + 2 <= nv; j += 2) {
+      sa[0].Add(simd::Load(es + kL * j));
+      sa[1].Add(simd::Load(es + kL * (j + 1)));
+    }
+    if (j < nv) sa[0].Add(simd::Load(es + kL * j)), ++j;
+    if (tail) {
+      if (nv & 1) sa[1].Add(simd::Load(es + kL * nv));
+      else sa[0].Add(simd::Load(es + kL * nv));
+    }
   }
   return {simd::Add(sa[0].k, sa[1].k), simd::Add(sa[0].t, sa[1].t)};
 }
