@@ -155,8 +155,9 @@ __attribute__((always_inline)) inline Vf ScaleByPow2Normal(Vf p, Vf n) { return 
 // no such cost). Every row whose class count is not a multiple of 16 padded its last vector with
 // -inf, so every row paid one or two: [8192, 72] fp32 took 2.6x the time of [8192, 80]; the
 // route above measured 1.4 ns there (the SCE exp pass now pads with 0 and zeroes the padded
-// results after the exp, which keeps such rows off this route altogether). The cost on the common path is the compare and branch
-// (1 thread, in-cache rows without a tail: 0.94-1.07x the time, within the host's noise).
+// results after the exp, which keeps such rows off this route altogether). The cost on the
+// common path is the compare and branch (1 thread, in-cache rows without a tail: 0.94-1.07x the
+// time, within the host's noise).
 __attribute__((always_inline)) inline Vf ScaleByPow2(Vf p, Vf n) {
 #if defined(ACLNN_ISA_AVX512)
   if (__builtin_expect(!Any(Lt(n, Set(-125.0f))), 1)) return ScaleByPow2Normal(p, n);
