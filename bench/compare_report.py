@@ -430,9 +430,11 @@ METHOD = """\
   e.g. PyTorch's bf16 forms that round log_softmax to bf16 before exp), then samples of at
   least {min_sample} ms (as many calls as that takes), interleaved across implementations in
   rotating order. Before each sample of a call shorter than 50 ms, a 2 ms pause lets the worker
-  threads of the implementation that ran before go to sleep, then one untimed call wakes this
-  runtime's workers, so samples see warm threads as back-to-back calls in a training loop do,
-  not the wake-up latency of a loaded machine, nor another runtime's threads still spinning. At least {reps} samples each; short calls get more (up to {reps3}, within
+  threads of the implementation that ran before go to sleep, then untimed calls for at least
+  5 ms (at least one) wake this runtime's workers and cores, so samples see the back-to-back
+  speed of a training loop's calls, not the wake-up latency of a loaded machine (on the Zen 3
+  guest every implementation's first ~5 ms of calls after the others ran were 1.1-1.6x slower),
+  nor another runtime's threads still spinning. At least {reps} samples each; short calls get more (up to {reps3}, within
   a small time budget), because on a shared machine a sample that meets a preemption is an outlier and the
   median of many short samples is the undisturbed speed. Slow calls get fewer: ≥ 0.25 s at
   most 3 (`--quick`: 1; ≥ 50 ms: 3). A PyTorch form whose warm-up call is more than 4× slower
