@@ -449,8 +449,8 @@ METHOD = """\
   an Intel Xeon guest; `GOMP_SPINCOUNT=20000`, unless you set it or `OMP_WAIT_POLICY`): with libgomp's default a
   spinning worker holds a core that its partner needs, and on this shared, loaded 2-core machine
   that made every parallel region of the peers cost a scheduler slice (~20 ms for a 5 MiB copy).
-* *Cores busy* = process CPU time / wall time during ours' timed calls (2.0: both cores
-  working or spinning for the whole call; 1.0: one core).
+* *Cores busy* = process CPU time (the sum of its threads' CPU clocks) / wall time during
+  ours' timed calls (2.0: both cores working or spinning for the whole call; 1.0: one core).
 * "Speed-up" = peer time / our time (> 1: ours is faster). "In cache": bytes moved ≤ all L2 + L3
   ({cache}; the L3 counted at most 12 MiB per CPU, as the library's planners assume, since a VM
   guest is shown the whole socket's L3).
