@@ -795,16 +795,16 @@ TEST(SceNchw, StreamingAndBlockSplitGiveSameBits) {
     }
 }
 
-// Direct kernel runs of kPackedRows with C = 2 and C > 16: backprop (and, C = 2, loss) through
-// plain or streaming stores (C = 2 streams only with both on a 64-byte line, shifted by one
-// element it falls back; C > 16 streams through a stage at any address), in one block or in
-// per-core blocks with a partial last block: the same bits on every ISA, nothing written
-// outside either output.
-TEST(ScePackedRows, StreamingGivesSameBits) {
+// Direct kernel runs of kPackedRows: backprop (and, C = 2, loss) through plain or streaming
+// stores (C = 2 streams only with both on a 64-byte line, shifted by one element it falls back;
+// C > 16 streams through a stage at any address), with and without the next block's prefetch
+// (C <= 16; a hint past the end of the data), in one block or in per-core blocks with a partial
+// last block: the same bits on every ISA, nothing written outside either output.
+TEST(ScePackedRows, StreamingAndPrefetchGiveSameBits) {
   using namespace aclnn_portable;
   const int64_t A = 16 * 37 + 5;
   for (SceDtype dt : {SceDtype::kFloat, SceDtype::kHalf, SceDtype::kBf16})
-    for (int64_t C : {2, 17, 37, 60, 95}) {
+    for (int64_t C : {2, 3, 10, 16, 17, 37, 60, 95}) {
       const size_t es = dt == SceDtype::kFloat ? 4 : 2;
       if (C == 95 && es == 4) continue;  // kRows
       std::vector<uint8_t> x, y;
@@ -821,6 +821,7 @@ TEST(ScePackedRows, StreamingGivesSameBits) {
               SceTiling t = PlanSce(p, pi);
               ASSERT_EQ(t.kernel, SceKernel::kPackedRows) << C;
               t.streamBackprop = stream;
+              t.prefetchBlocks = stream && C <= 16;
               std::vector<uint8_t> bp_buf(A * C * es + 128, 0xee), loss_buf(A * es + 128, 0xee);
               uint8_t* bp = PastLine(bp_buf, shift);
               uint8_t* loss = PastLine(loss_buf);

@@ -298,6 +298,12 @@ TEST(SceTiling, StreamsBackpropOnlyWhenLargerThanTheLastLevelCache) {
   EXPECT_FALSE(PlanSce(Nd(1 << 22, 10), pi).streamBackprop);      // packed C = 10 stores pieces
   EXPECT_TRUE(PlanSce(Nd(1 << 22, 2), pi).streamBackprop);        // packed C = 2: whole lines
   EXPECT_FALSE(PlanSce(Nd(1 << 20, 2), pi).streamBackprop);       // 3 x 8 MiB
+  // Packed C <= 16 fetches the next block ahead beyond the cache only.
+  EXPECT_TRUE(PlanSce(Nd(1 << 22, 10), pi).prefetchBlocks);        // 3 x 160 MiB
+  EXPECT_TRUE(PlanSce(Nd(1 << 22, 2), pi).prefetchBlocks);
+  EXPECT_FALSE(PlanSce(Nd(65536, 10), pi).prefetchBlocks);         // 3 x 2.5 MiB
+  EXPECT_FALSE(PlanSce(Nd(1 << 20, 17), pi).prefetchBlocks);       // packed C > 16: its own fetch
+  EXPECT_FALSE(PlanSce(Nd(4096, 1000), pi).prefetchBlocks);        // kRows
   SceProblem inPlace = Nd(4096, 1000);
   inPlace.backpropAliasesInput = true;  // its lines were just read: plain stores
   EXPECT_FALSE(PlanSce(inPlace, pi).streamBackprop);

@@ -886,6 +886,18 @@ __attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB s
   return loss;
 }
 
+// A hint for every 64-byte line of n elements of features at x and of labels at y (never
+// faults, even past the end of the data).
+template <typename T>
+__attribute__((always_inline)) inline void PrefetchBlockRows(const T* x, const T* y, int64_t n) {
+  const char* xc = reinterpret_cast<const char*>(x);
+  const char* yc = reinterpret_cast<const char*>(y);
+  for (int64_t b = 0; b < n * static_cast<int64_t>(sizeof(T)); b += 64) {
+    __builtin_prefetch(xc + b);
+    __builtin_prefetch(yc + b);
+  }
+}
+
 // C in [2, kScePackedMaxC]: a block of 16 rows is transposed into lanes (class-major scratch)
 // and back. kDense: all of x, y, backprop are dense [A, C] and loss is dense, so a full block is
 // transposed with vector shuffles straight from memory (and, for kC > 0, every offset in it is a
@@ -900,8 +912,11 @@ __attribute__((always_inline)) inline Vf LanesCore(int64_t C, LX lx, LY ly, SB s
 // once the block is done. Measured on AVX-512 Zen 4 against these blocks without either, 1
 // thread: [65536,48] fp32 0.53x the time, [65536,96] bf16 0.54x, [65536,33] fp32 0.60x (each
 // alone: 0.78x, 0.68-0.82x, 0.69-0.78x); in L3 ([16384,48] fp32) prefetch alone 0.82-0.91x. For
-// C <= 16 both cost time (2 threads, [1048576,10] fp32: 1.02x with the prefetch, 1.22x with the
-// stage) and are left out.
+// C <= 16 both cost time there (2 threads, [1048576,10] fp32: 1.02x with the prefetch, 1.22x
+// with the stage). On the Zen 3 guest (AVX2) the prefetch pays beyond the cache (fp32 C = 5 to
+// 16 0.80-0.98x the time, see SceTiling::prefetchBlocks), so kC > 0 fetches the next block (or
+// pair) when the tiling says so; the stage stays out (a non-temporal stage there: C = 7 / 10
+// 1.2 / 1.26x, C = 16 0.8x, 2 threads).
 //
 // Dense blocks of kC > 0 go two at a time through LanesCoreG<2> (the same bits). Measured on
 // AVX-512 Zen 4, 1 thread, in-cache [16384, C], fp32 / bf16, the time against one block at a
@@ -971,6 +986,7 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
       simd::StoreAs(lb + blk, loss);
     }
   };
+  const bool fetch = kDense && kC > 0 && k.tiling.prefetchBlocks;
   int64_t blk = a0;
   if constexpr (kPair == 2) {
     for (; blk + 2 * kL <= a1; blk += 2 * kL) {
@@ -978,6 +994,7 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
       simd::LoadRowsT<kC>(yb + blk * kC, Y);
       simd::LoadRowsT<kC>(xb + (blk + kL) * kC, X2);
       simd::LoadRowsT<kC>(yb + (blk + kL) * kC, Y2);
+      if (fetch) PrefetchBlockRows<T>(xb + (blk + 2 * kL) * kC, yb + (blk + 2 * kL) * kC, 2 * kL * kC);
       Vf loss[2];
       LanesCoreG<2>(
           C, [&](int g, int64_t c) { return simd::Load((g ? X2 : X) + kL * c); },
@@ -995,6 +1012,7 @@ void PackedRowsT(const SceKernelArgs& k, int64_t a0, int64_t a1) {
         if constexpr (kC > 0) {
           simd::LoadRowsT<kC>(xb + blk * kC, X);
           simd::LoadRowsT<kC>(yb + blk * kC, Y);
+          if (fetch) PrefetchBlockRows<T>(xb + (blk + kL) * kC, yb + (blk + kL) * kC, kL * kC);
           loss = LanesCore(C, lx, ly, sb, E);
         } else {
           simd::LoadRowsN(xb + blk * C, C, X);

@@ -164,6 +164,11 @@ struct SceTiling {
   // PlatformInfo::cacheBytes, backprop is not in place, and the kernel never reads it back); only the store path
   // changes, not the bits.
   bool streamBackprop = false;
+  // kPackedRows with R <= 16 (blocks of a compile-time class count): the kernel hints the next
+  // block's features and labels into the cache while it computes this one, when features +
+  // labels + backprop exceed PlatformInfo::cacheBytes (in the cache the hints only cost
+  // instructions). Only the loads' timing changes, not the bits.
+  bool prefetchBlocks = false;
   // kNchwLanes: groups of 16 positions copied together (0: too many classes for one group in
   // the scratch budget, every pass reads memory), and the floats of one worker's workspace
   // scratch (copy, then exp; useCoreNum of them), 0 when the kernel's stack scratch holds the
