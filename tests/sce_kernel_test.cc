@@ -258,7 +258,7 @@ TEST(SceShapes, NchwMatrix) {
   uint64_t seed = 100;
   for (aclDataType dt : kDtypes)
     for (int64_t C : {1, 2, 3, 5, 8, 17, 31, 300})
-      for (auto hw : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {3, 5}, {16, 16}, {4, 33}})
+      for (auto hw : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {2, 3}, {3, 5}, {16, 16}, {4, 33}})
         for (int64_t N : {1, 2}) {
           if (C == 300 && hw.first == 16 && N == 2) continue;
           Case c{dt, {N, C, hw.first, hw.second}, {N, C, hw.first, hw.second}, true};
@@ -793,6 +793,95 @@ TEST(SceNchw, StreamingAndBlockSplitGiveSameBits) {
               }
       }
     }
+}
+
+// kNchwLanes with H*W <= 8 fills a group's 16 lanes with positions of consecutive images: every
+// position must keep the bits it gets when its image is computed alone (a call of N = 1, one
+// partial group), on every ISA, with the planner's blocks for 1 and 8 cores (groups that span
+// images and blocks that end inside an image), the stack scratch, the workspace scratch or none
+// (C = 300 without a budget), outputs one element past a line (stream on or off: these groups
+// use plain stores), and nothing written outside. H*W = 9 and 15 (one image per group) hold the
+// same for the other path.
+TEST(SceNchw, GroupsAcrossImagesKeepEachPositionsBits) {
+  using namespace aclnn_portable;
+  const int64_t N = 37;
+  for (int64_t HW : {int64_t{2}, int64_t{3}, int64_t{4}, int64_t{7}, int64_t{8}, int64_t{9}, int64_t{15}})
+    for (int64_t C : {int64_t{3}, int64_t{19}, int64_t{70}, int64_t{300}})
+      for (SceDtype dt : {SceDtype::kFloat, SceDtype::kHalf, SceDtype::kBf16}) {
+        const size_t es = dt == SceDtype::kFloat ? 4 : 2;
+        const int64_t A = N * HW, E = N * C * HW;
+        std::vector<uint8_t> x(E * es), y(E * es);
+        aclnn_test::Rng rng(static_cast<uint64_t>(C * 100 + HW));
+        for (int64_t i = 0; i < E; ++i) {
+          PutAs(x, i, static_cast<float>(rng.Uniform(-8, 8)), dt);
+          PutAs(y, i, static_cast<float>(rng.Uniform(0, 0.2)), dt);
+        }
+        auto problem = [&](int64_t n) {
+          SceProblem p;
+          p.layout = SceLayout::kNCHW;
+          p.dtypeBytes = static_cast<int32_t>(es);
+          p.N = p.featuresN = p.labelsN = n;
+          p.C = p.featuresC = p.labelsC = C;
+          p.H = 1;
+          p.W = HW;
+          return p;
+        };
+        for (Isa isa : aclnn_test::SupportedIsas()) {
+          aclnn_test::ScopedIsa si(isa);
+          // Each image alone, on one core.
+          std::vector<uint8_t> want_bp(E * es), want_loss(A * es);
+          {
+            PlatformInfo one;
+            one.ubBytes = uint64_t{256} << 10;
+            const SceTiling t = PlanSce(problem(1), one);
+            ASSERT_EQ(t.kernel, SceKernel::kNchwLanes);
+            ASSERT_GT(t.nchwGroups, 0) << C;
+            std::vector<float> scratch(static_cast<size_t>(t.nchwScratchFloats));
+            for (int64_t n = 0; n < N; ++n) {
+              const size_t at = static_cast<size_t>(n * C * HW) * es;
+              SceKernelArgs k = DirectArgs(x.data() + at, y.data() + at, want_bp.data() + at,
+                                           want_loss.data() + static_cast<size_t>(n * HW) * es, dt, t);
+              k.nchwScratch = scratch.data();
+              RunBlocks(k, HW);
+            }
+          }
+          for (int cores : {1, 8})
+            for (uint64_t ub : {uint64_t{0}, uint64_t{256} << 10})
+              for (bool stream : {false, true}) {
+                PlatformInfo pi;
+                pi.coreNum = cores;
+                pi.ubBytes = ub;
+                SceTiling t = PlanSce(problem(N), pi);
+                ASSERT_EQ(t.kernel, SceKernel::kNchwLanes);
+                // C = 300 without a budget has no group in the scratch (NchwDirect, image by image).
+                EXPECT_EQ(t.nchwGroups > 0, C < 300 || ub > 0) << C;
+                t.streamBackprop = stream;
+                std::vector<float> scratch(static_cast<size_t>(t.nchwScratchFloats), NAN);  // never read before written
+                std::vector<uint8_t> bp_buf(E * es + 128, 0xee), loss_buf(A * es + 128, 0xee);
+                uint8_t* bp = PastLine(bp_buf, es);
+                uint8_t* loss = PastLine(loss_buf, es);
+                SceKernelArgs k = DirectArgs(x.data(), y.data(), bp, loss, dt, t);
+                k.nchwScratch = scratch.data();
+                RunBlocks(k, A);
+                const std::string what = std::string(IsaName(isa)) + " HW " + std::to_string(HW) + " C " +
+                                         std::to_string(C) + " cores " + std::to_string(cores) + " ub " +
+                                         std::to_string(ub) + " stream " + std::to_string(stream) +
+                                         " dtype bytes " + std::to_string(es);
+                EXPECT_TRUE(std::equal(want_bp.begin(), want_bp.end(), bp)) << what;
+                EXPECT_TRUE(std::equal(want_loss.begin(), want_loss.end(), loss)) << what;
+                const size_t bpAt = static_cast<size_t>(bp - bp_buf.data());
+                const size_t lossAt = static_cast<size_t>(loss - loss_buf.data());
+                for (size_t i = 0; i < bp_buf.size(); ++i)
+                  if (i < bpAt || i >= bpAt + E * es) {
+                    ASSERT_EQ(bp_buf[i], 0xee) << what << ": backprop byte " << i;
+                  }
+                for (size_t i = 0; i < loss_buf.size(); ++i)
+                  if (i < lossAt || i >= lossAt + A * es) {
+                    ASSERT_EQ(loss_buf[i], 0xee) << what << ": loss byte " << i;
+                  }
+              }
+        }
+      }
 }
 
 // Direct kernel runs of kPackedRows: backprop (and, C = 2, loss) through plain or streaming

@@ -1110,6 +1110,163 @@ void NchwScratchGroups(int64_t C, float* X, float* es, Vf* loss) {
       [&](int h, int64_t c, Vf v) { simd::Store(X + kL * (2 * C * h + c), v); }, es, loss);
 }
 
+// The `groups` groups of the copy scratch, two at a time where their exps fit es (LanesCoreG,
+// the same bits), storeLoss(g, loss) after each. Measured on AVX-512 Zen 4 against one at a
+// time: 1 thread, [1, 19, 64, 64] (in L2) fp32 / bf16 0.92 / 0.89x; 2 threads, [8, 19, 256,
+// 256] fp32 0.94-1.0x, bf16 0.87-0.89x, fp16 0.86-0.96x.
+template <typename StoreLoss>
+__attribute__((always_inline)) inline void NchwScratchRun(int64_t C, int64_t groups, float* scratch, float* es,
+                                                          float* esOrNull, StoreLoss storeLoss) {
+  int64_t g = 0;
+  Vf l[2];
+  if (2 * C <= kLaneScratchC) {
+    for (; g + 2 <= groups; g += 2) {
+      NchwScratchGroups<2>(C, scratch + 2 * kL * C * g, es, l);
+      storeLoss(g, l[0]);
+      storeLoss(g + 1, l[1]);
+    }
+  }
+  for (; g < groups; ++g) {
+    NchwScratchGroups<1>(C, scratch + 2 * kL * C * g, esOrNull, l);
+    storeLoss(g, l[0]);
+  }
+}
+
+// Positions [q, q + n) of small images (H*W <= 8, see below) as runs of one image each:
+// lanes [lane, lane + len) hold positions whose class c lies at off + c * H*W.
+struct NchwRun {
+  int lane, len;
+  int64_t off;
+};
+inline int NchwImageRuns(int64_t q, int n, int64_t C, int64_t HW, NchwRun* runs) {
+  int count = 0;
+  for (int lane = 0; lane < n;) {
+    const int64_t pos = q + lane, image = pos / HW, hw = pos % HW;
+    const int len = static_cast<int>(std::min<int64_t>(HW - hw, n - lane));
+    runs[count++] = {lane, len, image * C * HW + hw};
+    lane += len;
+  }
+  return count;
+}
+
+// H*W <= kNchwAcrossImagesMaxHW (2x2, 2x3, 1x7 maps...): a group of one image's positions would
+// leave at least half of its 16 lanes idle (three quarters at 2x2: [128, 1000, 2, 2] fp32 took
+// 4x the time per element of ND [512, 1000]). Here a group takes 16 consecutive positions across
+// images: every lane still walks its own position's classes in order through the operations
+// LanesCoreG gives any lane (nothing crosses lanes), so every position keeps the bits it has in
+// a group of its image alone. Each class row of a group is copied in and out in runs of the
+// positions one image holds (a whole image: NchwImageIn / Out; part of one, at a group's ends:
+// LoadAsN / StoreAsN); an image's C x H*W values are contiguous, so the runs walk memory in
+// order. Backprop leaves with plain stores.
+// Measured on the Zen 3 guest (AVX2), 2 threads, A/B in one process, the same bits, the time
+// against one image per group (C = 10 to 1000): fp32 H*W = 2 / 3 / 4 / 5 / 6 / 7 / 8 0.22-0.24 /
+// 0.44 / 0.42-0.54 / 0.61 / 0.82 / 0.80-0.97 / 0.65x, bf16 0.22 / - / 0.33-0.35 / 0.63 / 0.63 /
+// 0.86 / 0.64x, fp16 H*W = 4 / 7 0.47 / 0.80x. Before whole images had their own copies (every
+// run through LoadAsN / StoreAsN) H*W = 9 / 15 took 1.08 / 1.52x (fp32), 1.12 / 1.44x (bf16):
+// a group then holds at most one whole image, and the bound stays at 8.
+constexpr int64_t kNchwAcrossImagesMaxHW = 8;
+// Runs that hold a whole image (all H*W of its positions) move kHW values per class with
+// fixed-size copies (one or two plain moves each) instead of LoadAsN / StoreAsN. 16-bit images
+// are widened (rounded, on the way out) 16 values at a time through a stage of 16 classes, with
+// LoadAs / StoreAs as every other group: the same bits.
+template <int kHW, typename T>
+void NchwImageIn(const T* src, int64_t C, float* dst) {
+  if constexpr (std::is_same_v<T, float>) {
+    for (int64_t c = 0; c < C; ++c) std::memcpy(dst + kL * c, src + kHW * c, kHW * sizeof(float));
+  } else {
+    alignas(64) float stage[kL * kHW];
+    for (int64_t c0 = 0; c0 < C; c0 += kL) {
+      const int64_t nc = std::min<int64_t>(kL, C - c0), nv = nc * kHW;
+      const T* s = src + kHW * c0;
+      for (int64_t i = 0; i < nv; i += kL) {
+        const int n = static_cast<int>(std::min<int64_t>(kL, nv - i));
+        simd::Store(stage + i, n == kL ? simd::LoadAs(s + i) : simd::LoadAsN(s + i, n, 0.0f));
+      }
+      for (int64_t j = 0; j < nc; ++j) std::memcpy(dst + kL * (c0 + j), stage + kHW * j, kHW * sizeof(float));
+    }
+  }
+}
+template <int kHW, typename T>
+void NchwImageOut(const float* src, int64_t C, T* dst) {
+  if constexpr (std::is_same_v<T, float>) {
+    for (int64_t c = 0; c < C; ++c) std::memcpy(dst + kHW * c, src + kL * c, kHW * sizeof(float));
+  } else {
+    alignas(64) float stage[kL * kHW];
+    for (int64_t c0 = 0; c0 < C; c0 += kL) {
+      const int64_t nc = std::min<int64_t>(kL, C - c0), nv = nc * kHW;
+      T* d = dst + kHW * c0;
+      for (int64_t j = 0; j < nc; ++j) std::memcpy(stage + kHW * j, src + kL * (c0 + j), kHW * sizeof(float));
+      for (int64_t i = 0; i < nv; i += kL) {
+        const int n = static_cast<int>(std::min<int64_t>(kL, nv - i));
+        if (n == kL) simd::StoreAs(d + i, simd::Load(stage + i));
+        else simd::StoreAsN(d + i, simd::LoadN(stage + i, n, 0.0f), n);  // only the staged lanes are read
+      }
+    }
+  }
+}
+template <typename T>
+struct NchwImageCopies {
+  using In = void (*)(const T*, int64_t, float*);
+  using Out = void (*)(const float*, int64_t, T*);
+  static constexpr In kIn[kNchwAcrossImagesMaxHW + 1] = {nullptr, nullptr, NchwImageIn<2, T>, NchwImageIn<3, T>,
+                                                         NchwImageIn<4, T>, NchwImageIn<5, T>, NchwImageIn<6, T>,
+                                                         NchwImageIn<7, T>, NchwImageIn<8, T>};
+  static constexpr Out kOut[kNchwAcrossImagesMaxHW + 1] = {nullptr, nullptr, NchwImageOut<2, T>, NchwImageOut<3, T>,
+                                                           NchwImageOut<4, T>, NchwImageOut<5, T>, NchwImageOut<6, T>,
+                                                           NchwImageOut<7, T>, NchwImageOut<8, T>};
+};
+template <typename T>
+void NchwAcrossImages(const SceKernelArgs& k, int64_t p0, int64_t p1, float* scratch, float* es, float* esOrNull) {
+  const int64_t C = k.tiling.R, HW = k.tiling.HW;
+  const int64_t wide = k.tiling.nchwGroups;
+  const T* xb = static_cast<const T*>(k.x);
+  const T* yb = static_cast<const T*>(k.y);
+  T* bpb = static_cast<T*>(k.bp);
+  T* lb = static_cast<T*>(k.loss);
+  NchwRun runs[kSceNchwMaxGroups][kL];
+  int runCount[kSceNchwMaxGroups], lanes[kSceNchwMaxGroups];
+  for (int64_t p = p0; p < p1;) {
+    const int64_t groups = std::min<int64_t>(wide, (p1 - p + kL - 1) / kL);
+    for (int64_t g = 0; g < groups; ++g) {
+      const int n = static_cast<int>(std::min<int64_t>(kL, p1 - p - kL * g));
+      lanes[g] = n;
+      runCount[g] = NchwImageRuns(p + kL * g, n, C, HW, runs[g]);
+      float* X = scratch + 2 * kL * C * g;
+      for (int r = 0; r < runCount[g]; ++r) {
+        const NchwRun run = runs[g][r];
+        if (run.len == HW) {
+          NchwImageCopies<T>::kIn[HW](xb + run.off, C, X + run.lane);
+          NchwImageCopies<T>::kIn[HW](yb + run.off, C, X + kL * C + run.lane);
+          continue;
+        }
+        for (int64_t c = 0; c < C; ++c) {
+          simd::StoreAsN(X + kL * c + run.lane, simd::LoadAsN(xb + run.off + c * HW, run.len, 0.0f), run.len);
+          simd::StoreAsN(X + kL * (C + c) + run.lane, simd::LoadAsN(yb + run.off + c * HW, run.len, 0.0f), run.len);
+        }
+      }
+      // Lanes past the last position: x = y = 0, as a partial group of one image has them.
+      if (n < kL)
+        for (int64_t c = 0; c < 2 * C; ++c) simd::StoreAsN(X + kL * c + n, simd::Zero(), kL - n);
+    }
+    NchwScratchRun(C, groups, scratch, es, esOrNull, [&](int64_t g, Vf l) {
+      if (lanes[g] == kL) simd::StoreAs(lb + p + kL * g, l);
+      else simd::StoreAsN(lb + p + kL * g, l, lanes[g]);
+    });
+    for (int64_t g = 0; g < groups; ++g) {  // backprop replaced the features in the scratch
+      const float* X = scratch + 2 * kL * C * g;
+      for (int r = 0; r < runCount[g]; ++r) {
+        const NchwRun run = runs[g][r];
+        if (run.len == HW) {
+          NchwImageCopies<T>::kOut[HW](X + run.lane, C, bpb + run.off);
+          continue;
+        }
+        for (int64_t c = 0; c < C; ++c) simd::StoreAsN(bpb + run.off + c * HW, simd::Load(X + kL * c + run.lane), run.len);
+      }
+    }
+    p = std::min(p1, p + kL * groups);
+  }
+}
+
 // Large C: no scratch, every pass reads memory.
 template <typename T>
 void NchwDirect(int64_t C, int64_t HW, const T* x, const T* y, T* bp, T* loss, int n) {
@@ -1144,6 +1301,8 @@ void NchwLanesT(const SceKernelArgs& k, int64_t p0, int64_t p1) {
   const T* yb = static_cast<const T*>(k.y);
   T* bpb = static_cast<T*>(k.bp);
   T* lb = static_cast<T*>(k.loss);
+  if (HW <= kNchwAcrossImagesMaxHW && wide > 0)
+    return NchwAcrossImages<T>(k, p0, p1, scratch, es, kInWs || C <= kLaneScratchC ? es : nullptr);
   for (int64_t p = p0; p < p1;) {
     const int64_t n = p / HW, hw = p % HW;
     const int64_t off = n * C * HW + hw;
@@ -1179,22 +1338,7 @@ void NchwLanesT(const SceKernelArgs& k, int64_t p0, int64_t p1) {
         simd::Store(X + kL * c, simd::LoadAs(xb + at));
         simd::Store(X + kL * C + kL * c, simd::LoadAs(yb + at));
       }
-    // Two groups at a time (LanesCoreG, the same bits), their exp in es. Measured on AVX-512
-    // Zen 4 against one at a time: 1 thread, [1, 19, 64, 64] (in L2) fp32 / bf16 0.92 / 0.89x;
-    // 2 threads, [8, 19, 256, 256] fp32 0.94-1.0x, bf16 0.87-0.89x, fp16 0.86-0.96x.
-    int64_t g = 0;
-    Vf l[2];
-    if (2 * C <= kLaneScratchC) {
-      for (; g + 2 <= groups; g += 2) {
-        NchwScratchGroups<2>(C, scratch + 2 * kL * C * g, es, l);
-        simd::StoreAs(lb + p + kL * g, l[0]);
-        simd::StoreAs(lb + p + kL * (g + 1), l[1]);
-      }
-    }
-    for (; g < groups; ++g) {
-      NchwScratchGroups<1>(C, scratch + 2 * kL * C * g, es_or_null, l);
-      simd::StoreAs(lb + p + kL * g, l[0]);
-    }
+    NchwScratchRun(C, groups, scratch, es, es_or_null, [&](int64_t g, Vf l) { simd::StoreAs(lb + p + kL * g, l); });
     // Backprop out in class runs of `groups` vectors, rounded to T here (once, as StoreAs does).
     for (int64_t c = 0; c < C; ++c) {
       T* dst = bpb + off + c * HW;
