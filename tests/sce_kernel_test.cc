@@ -142,6 +142,18 @@ aclnn_portable::SceProblem DirectInputs(int64_t A, int64_t C, aclnn_portable::Sc
   return p;
 }
 
+// The planner's problem for a dense NCHW [N, C, 1, HW] call.
+aclnn_portable::SceProblem NchwProblem(aclnn_portable::SceDtype dt, int64_t N, int64_t C, int64_t HW) {
+  aclnn_portable::SceProblem p;
+  p.layout = aclnn_portable::SceLayout::kNCHW;
+  p.dtypeBytes = dt == aclnn_portable::SceDtype::kFloat ? 4 : 2;
+  p.N = p.featuresN = p.labelsN = N;
+  p.C = p.featuresC = p.labelsC = C;
+  p.H = 1;
+  p.W = HW;
+  return p;
+}
+
 // The address `shift` bytes past the first 64-byte line boundary in buf (buf holds 63 + shift
 // bytes of slack in front of what the caller places there).
 uint8_t* PastLine(std::vector<uint8_t>& buf, size_t shift = 0) {
@@ -749,13 +761,7 @@ TEST(SceNchw, StreamingAndBlockSplitGiveSameBits) {
         PutAs(x, i, xv, dt);
         PutAs(y, i, yv, dt);
       }
-      SceProblem p;
-      p.layout = SceLayout::kNCHW;
-      p.dtypeBytes = static_cast<int32_t>(es);
-      p.N = p.featuresN = p.labelsN = N;
-      p.C = p.featuresC = p.labelsC = C;
-      p.H = 1;
-      p.W = HW;
+      const SceProblem p = NchwProblem(dt, N, C, HW);
       std::vector<uint8_t> want_bp, want_loss;
       for (Isa isa : aclnn_test::SupportedIsas()) {
         aclnn_test::ScopedIsa si(isa);
@@ -818,16 +824,6 @@ TEST(SceNchw, GroupsAcrossImagesKeepEachPositionsBits) {
           PutAs(x, i, static_cast<float>(rng.Uniform(-8, 8)), dt);
           PutAs(y, i, static_cast<float>(rng.Uniform(0, 0.2)), dt);
         }
-        auto problem = [&](int64_t n) {
-          SceProblem p;
-          p.layout = SceLayout::kNCHW;
-          p.dtypeBytes = static_cast<int32_t>(es);
-          p.N = p.featuresN = p.labelsN = n;
-          p.C = p.featuresC = p.labelsC = C;
-          p.H = 1;
-          p.W = HW;
-          return p;
-        };
         for (Isa isa : aclnn_test::SupportedIsas()) {
           aclnn_test::ScopedIsa si(isa);
           // Each image alone, on one core.
@@ -835,9 +831,10 @@ TEST(SceNchw, GroupsAcrossImagesKeepEachPositionsBits) {
           {
             PlatformInfo one;
             one.ubBytes = uint64_t{256} << 10;
-            const SceTiling t = PlanSce(problem(1), one);
+            const SceTiling t = PlanSce(NchwProblem(dt, 1, C, HW), one);
             ASSERT_EQ(t.kernel, SceKernel::kNchwLanes);
             ASSERT_GT(t.nchwGroups, 0) << C;
+            ASSERT_EQ(t.nchwAcrossImages, HW <= kSceNchwAcrossImagesMaxHW);
             std::vector<float> scratch(static_cast<size_t>(t.nchwScratchFloats));
             for (int64_t n = 0; n < N; ++n) {
               const size_t at = static_cast<size_t>(n * C * HW) * es;
@@ -853,10 +850,11 @@ TEST(SceNchw, GroupsAcrossImagesKeepEachPositionsBits) {
                 PlatformInfo pi;
                 pi.coreNum = cores;
                 pi.ubBytes = ub;
-                SceTiling t = PlanSce(problem(N), pi);
+                SceTiling t = PlanSce(NchwProblem(dt, N, C, HW), pi);
                 ASSERT_EQ(t.kernel, SceKernel::kNchwLanes);
                 // C = 300 without a budget has no group in the scratch (NchwDirect, image by image).
                 EXPECT_EQ(t.nchwGroups > 0, C < 300 || ub > 0) << C;
+                EXPECT_EQ(t.nchwAcrossImages, t.nchwGroups > 0 && HW <= kSceNchwAcrossImagesMaxHW) << C;
                 t.streamBackprop = stream;
                 std::vector<float> scratch(static_cast<size_t>(t.nchwScratchFloats), NAN);  // never read before written
                 std::vector<uint8_t> bp_buf(E * es + 128, 0xee), loss_buf(A * es + 128, 0xee);

@@ -230,6 +230,20 @@ TEST(SceTiling, NchwCopyScratch) {
   }
 }
 
+// NCHW maps of up to kSceNchwAcrossImagesMaxHW positions fill lane groups across images, when
+// groups fit the scratch; larger maps, ND, and NCHW with H*W = 1 (ND) do not.
+TEST(SceTiling, NchwAcrossImages) {
+  const PlatformInfo noBudget{2, 0};
+  EXPECT_TRUE(PlanSce(Nchw(128, 1000, 2, 2), kThisLike).nchwAcrossImages);
+  EXPECT_TRUE(PlanSce(Nchw(4096, 10, 1, 2), kThisLike).nchwAcrossImages);
+  EXPECT_TRUE(PlanSce(Nchw(64, 19, 1, kSceNchwAcrossImagesMaxHW), kThisLike).nchwAcrossImages);
+  EXPECT_FALSE(PlanSce(Nchw(64, 19, 1, kSceNchwAcrossImagesMaxHW + 1), kThisLike).nchwAcrossImages);
+  EXPECT_FALSE(PlanSce(Nchw(8, 19, 256, 256), kThisLike).nchwAcrossImages);
+  EXPECT_FALSE(PlanSce(Nchw(8, 300, 2, 2), noBudget).nchwAcrossImages);  // no group in the scratch
+  EXPECT_FALSE(PlanSce(Nchw(8, 19, 1, 1), kThisLike).nchwAcrossImages);  // ND
+  EXPECT_FALSE(PlanSce(Nd(4096, 4), kThisLike).nchwAcrossImages);
+}
+
 TEST(SceTiling, BroadcastFlags) {
   SceProblem p = Nd(100, 30);
   p.labelsN = 1;

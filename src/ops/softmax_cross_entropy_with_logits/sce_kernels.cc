@@ -1132,7 +1132,7 @@ __attribute__((always_inline)) inline void NchwScratchRun(int64_t C, int64_t gro
   }
 }
 
-// Positions [q, q + n) of small images (H*W <= 8, see below) as runs of one image each:
+// Positions [q, q + n) of small images (nchwAcrossImages, see below) as runs of one image each:
 // lanes [lane, lane + len) hold positions whose class c lies at off + c * H*W.
 struct NchwRun {
   int lane, len;
@@ -1149,7 +1149,7 @@ inline int NchwImageRuns(int64_t q, int n, int64_t C, int64_t HW, NchwRun* runs)
   return count;
 }
 
-// H*W <= kNchwAcrossImagesMaxHW (2x2, 2x3, 1x7 maps...): a group of one image's positions would
+// SceTiling::nchwAcrossImages (H*W <= kSceNchwAcrossImagesMaxHW: 2x2, 2x3, 1x7 maps...): a group of one image's positions would
 // leave at least half of its 16 lanes idle (three quarters at 2x2: [128, 1000, 2, 2] fp32 took
 // 4x the time per element of ND [512, 1000]). Here a group takes 16 consecutive positions across
 // images: every lane still walks its own position's classes in order through the operations
@@ -1157,14 +1157,8 @@ inline int NchwImageRuns(int64_t q, int n, int64_t C, int64_t HW, NchwRun* runs)
 // a group of its image alone. Each class row of a group is copied in and out in runs of the
 // positions one image holds (a whole image: NchwImageIn / Out; part of one, at a group's ends:
 // LoadAsN / StoreAsN); an image's C x H*W values are contiguous, so the runs walk memory in
-// order. Backprop leaves with plain stores.
-// Measured on the Zen 3 guest (AVX2), 2 threads, A/B in one process, the same bits, the time
-// against one image per group (C = 10 to 1000): fp32 H*W = 2 / 3 / 4 / 5 / 6 / 7 / 8 0.22-0.24 /
-// 0.44 / 0.42-0.54 / 0.61 / 0.82 / 0.80-0.97 / 0.65x, bf16 0.22 / - / 0.33-0.35 / 0.63 / 0.63 /
-// 0.86 / 0.64x, fp16 H*W = 4 / 7 0.47 / 0.80x. Before whole images had their own copies (every
-// run through LoadAsN / StoreAsN) H*W = 9 / 15 took 1.08 / 1.52x (fp32), 1.12 / 1.44x (bf16):
-// a group then holds at most one whole image, and the bound stays at 8.
-constexpr int64_t kNchwAcrossImagesMaxHW = 8;
+// order. Backprop leaves with plain stores. Measured: see kSceNchwAcrossImagesMaxHW.
+//
 // Runs that hold a whole image (all H*W of its positions) move kHW values per class with
 // fixed-size copies (one or two plain moves each) instead of LoadAsN / StoreAsN. 16-bit images
 // are widened (rounded, on the way out) 16 values at a time through a stage of 16 classes, with
@@ -1208,10 +1202,10 @@ template <typename T>
 struct NchwImageCopies {
   using In = void (*)(const T*, int64_t, float*);
   using Out = void (*)(const float*, int64_t, T*);
-  static constexpr In kIn[kNchwAcrossImagesMaxHW + 1] = {nullptr, nullptr, NchwImageIn<2, T>, NchwImageIn<3, T>,
+  static constexpr In kIn[kSceNchwAcrossImagesMaxHW + 1] = {nullptr, nullptr, NchwImageIn<2, T>, NchwImageIn<3, T>,
                                                          NchwImageIn<4, T>, NchwImageIn<5, T>, NchwImageIn<6, T>,
                                                          NchwImageIn<7, T>, NchwImageIn<8, T>};
-  static constexpr Out kOut[kNchwAcrossImagesMaxHW + 1] = {nullptr, nullptr, NchwImageOut<2, T>, NchwImageOut<3, T>,
+  static constexpr Out kOut[kSceNchwAcrossImagesMaxHW + 1] = {nullptr, nullptr, NchwImageOut<2, T>, NchwImageOut<3, T>,
                                                            NchwImageOut<4, T>, NchwImageOut<5, T>, NchwImageOut<6, T>,
                                                            NchwImageOut<7, T>, NchwImageOut<8, T>};
 };
@@ -1301,7 +1295,7 @@ void NchwLanesT(const SceKernelArgs& k, int64_t p0, int64_t p1) {
   const T* yb = static_cast<const T*>(k.y);
   T* bpb = static_cast<T*>(k.bp);
   T* lb = static_cast<T*>(k.loss);
-  if (HW <= kNchwAcrossImagesMaxHW && wide > 0)
+  if (k.tiling.nchwAcrossImages)
     return NchwAcrossImages<T>(k, p0, p1, scratch, es, kInWs || C <= kLaneScratchC ? es : nullptr);
   for (int64_t p = p0; p < p1;) {
     const int64_t n = p / HW, hw = p % HW;

@@ -133,6 +133,7 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
       t.nchwScratchFloats = groupFloats * t.nchwGroups + 2 * 16 * t.R + 16;
       t.wsNchw = static_cast<uint64_t>(t.useCoreNum * t.nchwScratchFloats) * sizeof(float);
     }
+    t.nchwAcrossImages = t.HW <= kSceNchwAcrossImagesMaxHW && t.nchwGroups > 0;
   }
   // Features, labels and backprop beyond the last-level cache: backprop would not survive.
   // In place, its lines were just read and plain stores need no extra read (measured on

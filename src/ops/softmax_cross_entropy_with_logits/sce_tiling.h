@@ -96,6 +96,17 @@ constexpr int64_t kSceNchwPiecePositions = 32768;
 constexpr int64_t kSceNchwMaxGroups = 8;
 constexpr int64_t kSceNchwStackFloats = 8192;
 constexpr int64_t kSceNchwMinStackGroups = 4;
+// NCHW maps of at most this many positions fill a lane group with positions of consecutive
+// images (SceTiling::nchwAcrossImages, NchwAcrossImages in the kernels): one image per group
+// would leave at least half of the 16 lanes idle. The kernels keep one copy routine per map
+// size up to this bound.
+// Measured on the Zen 3 guest (AVX2), 2 threads, A/B in one process, the same bits, the time
+// against one image per group (C = 10 to 1000): fp32 H*W = 2 / 3 / 4 / 5 / 6 / 7 / 8 0.22-0.24 /
+// 0.44 / 0.42-0.54 / 0.61 / 0.82 / 0.80-0.97 / 0.65x, bf16 0.22 / - / 0.33-0.35 / 0.63 / 0.63 /
+// 0.86 / 0.64x, fp16 H*W = 4 / 7 0.47 / 0.80x. Before whole images had their own copies (every
+// run through LoadAsN / StoreAsN) H*W = 9 / 15 took 1.08 / 1.52x (fp32), 1.12 / 1.44x (bf16):
+// a group then holds at most one whole image, and the bound stays at 8.
+constexpr int64_t kSceNchwAcrossImagesMaxHW = 8;
 // 16-bit FullLoad rows of at least this many classes stream their backprop beyond the
 // last-level cache (fp32 rows and SplitR at any length); see PlanSce.
 constexpr int64_t kSceStream16BitMinClasses = 512;
@@ -175,6 +186,9 @@ struct SceTiling {
   // groups.
   int64_t nchwGroups = 0;
   int64_t nchwScratchFloats = 0;
+  // kNchwLanes with H*W <= kSceNchwAcrossImagesMaxHW and groups in the scratch: a group takes 16
+  // consecutive positions across images (each position keeps its bits; only the copies change).
+  bool nchwAcrossImages = false;
   // Workspace layout (bytes, each part 64-byte aligned; 0 when absent).
   uint64_t wsFeatures = 0, wsLabels = 0, wsBackprop = 0, wsLoss = 0, wsSplit = 0, wsExp = 0, wsNchw = 0;
   uint64_t offFeatures = 0, offLabels = 0, offBackprop = 0, offLoss = 0, offSplit = 0, offExp = 0, offNchw = 0;
