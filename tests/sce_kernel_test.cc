@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -676,6 +677,58 @@ TEST(SceRows, ScratchRecomputeCrossCoreAndStreamingGiveSameBits) {
             }
       }
     }
+}
+
+// fp32 FullLoad rows of SceTiling::fullLoadRereadX take x - max from the features again in the
+// apply pass instead of the copy the exp pass stores: the same bits either way, on every ISA,
+// with plain and streamed stores, in one block or per-core blocks. Rows of whole vectors and
+// with a tail; finite rows, a row with some -inf logits (+inf loss) and a row of only -inf (NaN
+// loss: the same NaN).
+TEST(SceRows, FullLoadRereadXGivesSameBits) {
+  using namespace aclnn_portable;
+  const int64_t A = 7;
+  for (int64_t R : {kSceFullLoadRereadXMinClasses, int64_t{2047}, int64_t{3001}, kSceChunk}) {
+    std::vector<uint8_t> x, y;
+    const SceProblem p = DirectInputs(A, R, SceDtype::kFloat, 29, -20, 20, 1e-3, [R](int64_t i, float* v) {
+      if (i / R == 3 || (i / R == 5 && i % 131 == 17)) *v = -std::numeric_limits<float>::infinity();
+    }, &x, &y);
+    std::vector<uint8_t> want_bp, want_loss;
+    for (Isa isa : aclnn_test::SupportedIsas()) {
+      aclnn_test::ScopedIsa si(isa);
+      for (int cores : {1, 8})
+        for (bool stream : {false, true})
+          for (bool reread : {false, true}) {
+            PlatformInfo pi;
+            pi.coreNum = cores;
+            SceTiling t = PlanSce(p, pi);
+            ASSERT_EQ(t.schId, SceSchedule::kFullLoad);
+            ASSERT_TRUE(t.fullLoadRereadX) << R;
+            t.streamBackprop = stream;
+            t.fullLoadRereadX = reread;
+            std::vector<uint8_t> bp_buf(A * R * 4 + 8, 0xee), loss(A * 4, 0xee);
+            uint8_t* bp = bp_buf.data() + 4;  // not aligned to a vector
+            RunBlocks(DirectArgs(x.data(), y.data(), bp, loss.data(), SceDtype::kFloat, t, R), A);
+            const std::vector<uint8_t> got(bp, bp + A * R * 4);
+            if (want_bp.empty()) {
+              want_bp = got;
+              want_loss = loss;
+            }
+            EXPECT_TRUE(got == want_bp && loss == want_loss)
+                << IsaName(isa) << " R " << R << " cores " << cores << " stream " << stream << " reread " << reread;
+            EXPECT_EQ(bp_buf[3], 0xee);
+            EXPECT_EQ(bp_buf[4 + A * R * 4], 0xee);
+          }
+    }
+    // Row 3 (only -inf) has a NaN loss, row 5 (-inf where labels are not 0) +inf, the others
+    // finite ones.
+    for (int64_t a = 0; a < A; ++a) {
+      float l;
+      std::memcpy(&l, want_loss.data() + 4 * a, 4);
+      if (a == 3) EXPECT_TRUE(std::isnan(l)) << R;
+      else if (a == 5) EXPECT_EQ(l, std::numeric_limits<float>::infinity()) << R;
+      else EXPECT_TRUE(std::isfinite(l)) << R << " row " << a;
+    }
+  }
 }
 
 // Direct kernel runs of kRows with streamed backprop, which goes out through simd::LineStream:

@@ -244,6 +244,20 @@ TEST(SceTiling, NchwAcrossImages) {
   EXPECT_FALSE(PlanSce(Nd(4096, 4), kThisLike).nchwAcrossImages);
 }
 
+// fp32 FullLoad rows from kSceFullLoadRereadXMinClasses classes on take x - max from x again
+// in the apply pass; shorter rows, 16-bit rows (their stage holds x widened) and SplitR keep the
+// copy (SplitR has none).
+TEST(SceTiling, FullLoadRereadX) {
+  EXPECT_TRUE(PlanSce(Nd(2048, kSceFullLoadRereadXMinClasses), kThisLike).fullLoadRereadX);
+  EXPECT_TRUE(PlanSce(Nd(1000, 3001), kThisLike).fullLoadRereadX);
+  EXPECT_TRUE(PlanSce(Nd(3, kSceChunk), kAscendLikePlatform).fullLoadRereadX);
+  EXPECT_FALSE(PlanSce(Nd(2048, kSceFullLoadRereadXMinClasses - 1), kThisLike).fullLoadRereadX);
+  EXPECT_FALSE(PlanSce(Nd(4096, 1000), kThisLike).fullLoadRereadX);
+  EXPECT_FALSE(PlanSce(Nd(1000, 3001, 2), kThisLike).fullLoadRereadX);  // bf16 / fp16
+  EXPECT_FALSE(PlanSce(Nd(64, kSceChunk + 1), kThisLike).fullLoadRereadX);  // SplitR
+  EXPECT_FALSE(PlanSce(Nchw(2, 3000, 4, 4), kThisLike).fullLoadRereadX);
+}
+
 TEST(SceTiling, BroadcastFlags) {
   SceProblem p = Nd(100, 30);
   p.labelsN = 1;

@@ -347,7 +347,10 @@ ChunkStat ChunkStats(const In& x, int64_t n, float* es, float* zs, bool keepZ, c
 // (at 64-byte boundaries of dst) with StreamCopy. Measured on AVX-512 Zen 4, 2 threads: SplitR
 // 0.87-0.96x the time in pieces; FullLoad rows of 1000 classes 2-16 % slower (four copies per
 // row instead of one), so FullLoad copies once.
-template <bool kLoad, bool kStream, bool kPieces, bool kZ, bool kParts, typename T, typename InX, typename InY>
+// kZX (FullLoad fp32 rows of SceTiling::fullLoadRereadX, with kZ): x - m is taken again from x
+// (subtracting ChunkExpRef(m), as the stats pass did; padded tail lanes 0, as zs holds them):
+// the same bits as reading zs, which ChunkStats then does not store.
+template <bool kLoad, bool kStream, bool kPieces, bool kZ, bool kParts, typename T, typename InX, typename InY, bool kZX = false>
 float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, simd::LineStream* lines, int64_t n, float m, float L,
                   float scale, const float* es, float mExp, const float* zs, float* ySum, float* lossPart, float* yPart) {
   int64_t copied = 0;  // kStream: elements of the stage already handed on
@@ -371,6 +374,7 @@ float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, simd::LineStream* lin
   const int64_t nv = n / kL;
   const int tail = static_cast<int>(n % kL);
   const Vf M = simd::Set(m), Scale = simd::Set(scale), Lv = simd::Set(L), Me = simd::Set(mExp);
+  const Vf Mz = simd::Set(ChunkExpRef(m));  // kZX
   Vf la[4] = {simd::Zero(), simd::Zero(), simd::Zero(), simd::Zero()};
   Vf ya[2] = {simd::Zero(), simd::Zero()};  // kZ: sum y, vector j to accumulator j % 2
   // Returns the backprop of vector jj; acc = la[jj % 4], yacc = ya[jj % 2] (constant indices at
@@ -382,7 +386,8 @@ float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, simd::LineStream* lin
     Vf e, z;  // exp(x - mExp), x - m
     if constexpr (kZ) {
       e = simd::Load(es + kL * jj);
-      z = simd::Load(zs + kL * jj);
+      if constexpr (kZX) z = simd::Sub(x.At(kL * jj), Mz);
+      else z = simd::Load(zs + kL * jj);
     } else {
       const Vf xv = x.At(kL * jj);
       if constexpr (kLoad) e = simd::Load(es + kL * jj);
@@ -414,7 +419,8 @@ float ChunkApplyT(const InX x, const InY y, T* bp, T* dst, simd::LineStream* lin
     Vf e, z;
     if constexpr (kZ) {
       e = simd::Load(es + kL * nv);
-      z = simd::LoadN(zs + kL * nv, tail, 0.0f);
+      if constexpr (kZX) z = simd::FillFrom(simd::Sub(x.Tail(kL * nv, tail, 0.0f), Mz), tail, 0.0f);
+      else z = simd::LoadN(zs + kL * nv, tail, 0.0f);
     } else {
       const Vf xv = x.Tail(kL * nv, tail, 0.0f);
       if constexpr (kLoad) e = simd::Load(es + kL * nv);
@@ -453,12 +459,18 @@ struct BpOut {
 };
 
 // kPieces: stream a SplitR chunk out in pieces (see ChunkApplyT); FullLoad rows copy once.
+// rereadX (FullLoad fp32): x - m from x, not zs (ChunkApplyT's kZX).
 template <bool kPieces, typename T, typename InX, typename InY>
 float ChunkApply(const InX& x, const InY& y, const BpOut<T>& out, T* bp, int64_t n, float m, float L,
-                 float scale, const float* es, float mExp, const float* zs, float* ySum = nullptr) {
+                 float scale, const float* es, float mExp, const float* zs, float* ySum = nullptr, bool rereadX = false) {
   T* const none = nullptr;
   T* const stage = out.lines ? out.lines->Next(bp) : out.stage;  // used when streaming
   if (zs) {  // FullLoad
+    if constexpr (sizeof(T) == 4) {
+      if (rereadX)
+        return out.stream ? ChunkApplyT<true, true, kPieces, true, false, T, InX, InY, true>(x, y, stage, bp, out.lines, n, m, L, scale, es, mExp, zs, ySum, nullptr, nullptr)
+                          : ChunkApplyT<true, false, false, true, false, T, InX, InY, true>(x, y, bp, none, nullptr, n, m, L, scale, es, mExp, zs, ySum, nullptr, nullptr);
+    }
     return out.stream ? ChunkApplyT<true, true, kPieces, true, false>(x, y, stage, bp, out.lines, n, m, L, scale, es, mExp, zs, ySum, nullptr, nullptr)
                       : ChunkApplyT<true, false, false, true, false>(x, y, bp, none, nullptr, n, m, L, scale, es, mExp, zs, ySum, nullptr, nullptr);
   }
@@ -606,7 +618,8 @@ ACLNN_SCE_FLATTEN void FullLoadRowBlocks(const SceKernelArgs& k, int64_t a0, int
   EndStream(out);
 }
 
-// FullLoad (R <= kSceChunk): each row stays in L1 between its passes.
+// FullLoad (R <= kSceChunk): each row stays in L1 between its passes (fp32 rows of
+// SceTiling::fullLoadRereadX keep no copy of x - max, so that long ones still fit).
 //
 // The apply pass needs only 1 / s: the loss sum y * (L - z) is taken as L * sum y - sum y * z
 // (both terms >= 0 for labels >= 0, so nothing cancels), and L for 16 rows at a time (LanesLog,
@@ -649,14 +662,14 @@ ACLNN_SCE_FLATTEN void FullLoadRows(const SceKernelArgs& k, int64_t a0, int64_t 
     const RowIn<T, kXS> x(xb + a * k.xRowStride);
     // What the stats pass after this one reads (none for broadcast features).
     const T* nextRow = !kXS && a + 1 < a1 ? xb + (a + 1) * k.xRowStride : nullptr;
-    const ChunkStat st = ChunkStats(x, R, es, zs, true, nextRow);
+    const ChunkStat st = ChunkStats(x, R, es, zs, !t.fullLoadRereadX, nextRow);
     const SceOnline row = SceOnline::One(st.m, st.s);
     const float sf = static_cast<float>(row.S);
     ps[pending] = sf;
     pr[pending] = static_cast<float>(row.S - static_cast<double>(sf));
     // L = 0: unused here (kZ), the loss is formed in flushLosses.
     pyz[pending] = ChunkApply<false>(x, RowIn<T, kYS>(yb + a * k.yRowStride), out, bpb + a * k.bpRowStride, R,
-                                     row.m, 0.0f, 1.0f / sf, es, row.m, zs, &py[pending]);
+                                     row.m, 0.0f, 1.0f / sf, es, row.m, zs, &py[pending], t.fullLoadRereadX);
     if (++pending == kL) flushLosses(a + 1);
   }
   if (pending) flushLosses(a1);

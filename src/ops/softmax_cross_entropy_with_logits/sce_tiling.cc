@@ -158,6 +158,7 @@ SceTiling PlanSce(const SceProblem& p, const PlatformInfo& platform) {
   // bf16 C = 7 / 10 / 16 0.85-1.04x, C = 2 (fp32, bf16) 0.93-1.0x; in the cache (prefetching
   // always: [65536, 10] fp32, 1 and 2 threads) 1.0-1.07x, hence the bound.
   t.prefetchBlocks = t.kernel == SceKernel::kPackedRows && t.R <= 16 && 3 * full > platform.cacheBytes;
+  t.fullLoadRereadX = t.kernel == SceKernel::kRows && !split && p.dtypeBytes == 4 && t.R >= kSceFullLoadRereadXMinClasses;
   t.offFeatures = Carve(t, t.wsFeatures);
   t.offLabels = Carve(t, t.wsLabels);
   t.offBackprop = Carve(t, t.wsBackprop);

@@ -110,6 +110,17 @@ constexpr int64_t kSceNchwAcrossImagesMaxHW = 8;
 // 16-bit FullLoad rows of at least this many classes stream their backprop beyond the
 // last-level cache (fp32 rows and SplitR at any length); see PlanSce.
 constexpr int64_t kSceStream16BitMinClasses = 512;
+// fp32 FullLoad rows of at least this many classes keep no copy of x - max between their exp
+// pass and their apply pass (SceTiling::fullLoadRereadX): the apply pass subtracts again from
+// x. A row's x, labels, exp values, x - max and backprop stage (20 bytes per class) outgrow L1
+// from about 1600 (32 KiB L1d) or 2400 classes (48 KiB); without the copy 16 bytes per class
+// stay. Measured on an Intel Xeon guest (AVX-512, L1d 48 KiB), both builds alternating in one
+// process, ~4M elements, the same bits: 1 thread C = 1500 / 2000 / 2047 / 3000 / 4000 / 4095
+// 0.97 / 0.91 / 0.92 / 0.95-0.97 / 0.92 / 0.93x the time, 2 threads 0.98 / 0.88 / 0.96 / 0.97-0.98
+// / 0.90 / 0.93x, in L2 (1 thread, 128K elements) C = 2000 / 4000 0.99 / 0.86x; but C = 1000 /
+// 1001 1.01-1.04x (1 thread; 2 threads 0.98 / 1.02x), in L2 1.06x: short rows fit L1 either way
+// and the subtraction costs more than the copy's load.
+constexpr int64_t kSceFullLoadRereadXMinClasses = 1536;
 
 enum class SceLayout : int32_t { kND = 0, kNCHW = 1 };
 enum class SceSchedule : int32_t { kEmpty = 0, kFullLoad = 1, kSplitR = 2 };
@@ -180,6 +191,9 @@ struct SceTiling {
   // labels + backprop exceed PlatformInfo::cacheBytes (in the cache the hints only cost
   // instructions). Only the loads' timing changes, not the bits.
   bool prefetchBlocks = false;
+  // kRows FullLoad fp32 rows of at least kSceFullLoadRereadXMinClasses: the apply pass takes
+  // x - max from the features again instead of a copy the exp pass stored (the same bits).
+  bool fullLoadRereadX = false;
   // kNchwLanes: groups of 16 positions copied together (0: too many classes for one group in
   // the scratch budget, every pass reads memory), and the floats of one worker's workspace
   // scratch (copy, then exp; useCoreNum of them), 0 when the kernel's stack scratch holds the
