@@ -651,6 +651,9 @@ ACLNN_SCE_FLATTEN void FullLoadRows(const SceKernelArgs& k, int64_t a0, int64_t 
   // Streamed rows adjacent in memory go out as one run of whole lines.
   simd::LineStream lines(stage);
   const BpOut<T> out = BackpropOut(t, stage, &lines, bpb);
+  // fp32 only: a 16-bit row's zs holds x widened, which its apply pass needs (the stats pass and
+  // the apply pass must agree on whether zs keeps x - max).
+  const bool rereadX = sizeof(T) == 4 && t.fullLoadRereadX;
   // Up to 16 rows' loss parts, waiting for their L.
   alignas(64) float ps[kL], pr[kL], py[kL], pyz[kL];
   int pending = 0;
@@ -662,14 +665,14 @@ ACLNN_SCE_FLATTEN void FullLoadRows(const SceKernelArgs& k, int64_t a0, int64_t 
     const RowIn<T, kXS> x(xb + a * k.xRowStride);
     // What the stats pass after this one reads (none for broadcast features).
     const T* nextRow = !kXS && a + 1 < a1 ? xb + (a + 1) * k.xRowStride : nullptr;
-    const ChunkStat st = ChunkStats(x, R, es, zs, !t.fullLoadRereadX, nextRow);
+    const ChunkStat st = ChunkStats(x, R, es, zs, !rereadX, nextRow);
     const SceOnline row = SceOnline::One(st.m, st.s);
     const float sf = static_cast<float>(row.S);
     ps[pending] = sf;
     pr[pending] = static_cast<float>(row.S - static_cast<double>(sf));
     // L = 0: unused here (kZ), the loss is formed in flushLosses.
     pyz[pending] = ChunkApply<false>(x, RowIn<T, kYS>(yb + a * k.yRowStride), out, bpb + a * k.bpRowStride, R,
-                                     row.m, 0.0f, 1.0f / sf, es, row.m, zs, &py[pending], t.fullLoadRereadX);
+                                     row.m, 0.0f, 1.0f / sf, es, row.m, zs, &py[pending], rereadX);
     if (++pending == kL) flushLosses(a + 1);
   }
   if (pending) flushLosses(a1);
